@@ -94,10 +94,11 @@ runtime/typescript  -
 runtime/python      -
 # The drivers sit beside their runtimes and are linked by the runner and
 # the tests only: the Go one calls the client it has compiled in by the
-# names the protocol hands it, and reaches TigerBeetle through the wire;
-# the TypeScript one compiles a client with tsc; the Python one lays a
+# names the protocol hands it (reading the history reads' answers as the
+# runtime's types), and reaches TigerBeetle through the wire; the
+# TypeScript one compiles a client with tsc; the Python one lays a
 # client out beside driver.py.
-runtime/go/driver/...      runtime/go/chobotb runtime/go/driver ids client/golang conformance/protocol conformance/tbwire
+runtime/go/driver/...      runtime/go/chobo runtime/go/chobotb runtime/go/driver ids client/golang conformance/protocol conformance/tbwire
 runtime/typescript/driver  -
 runtime/python/driver      -
 

@@ -14,12 +14,14 @@ import (
 // clients the cases expect, so that they test what chobo writes; the
 // cases' goldens are checked first (TestCases), then these against them.
 func TestCompiledClientsAreTheCases(t *testing.T) {
-	for _, c := range []struct{ name, target, dir string }{
-		{"stock_reservation", "postgres-go", "stock_reservation"},
-		{"to_itself", "postgres-go", "to_itself"},
-		{"stock_reservation", "tigerbeetle-go", "stock_reservation_tb"},
+	// pkg is the client's package, the folder it is written in.
+	for _, c := range []struct{ name, target, pkg, dir string }{
+		{"stock_reservation", "postgres-go", "stock_reservation", "stock_reservation"},
+		{"to_itself", "postgres-go", "to_itself", "to_itself"},
+		{"stock_reservation", "tigerbeetle-go", "stock_reservation", "stock_reservation_tb"},
+		{"history", "postgres-go", "card", "card"},
 	} {
-		want, err := os.ReadFile(caseByName(t, c.name).expected(filepath.Join(c.target, c.name, "book.go")))
+		want, err := os.ReadFile(caseByName(t, c.name).expected(filepath.Join(c.target, c.pkg, "book.go")))
 		if err != nil {
 			t.Fatal(err)
 		}

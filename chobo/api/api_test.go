@@ -463,11 +463,18 @@ func TestTargets(t *testing.T) {
 	if g.Package != "shop" || g.Constructor != "Postgres" {
 		t.Errorf("package %s constructor %s", g.Package, g.Constructor)
 	}
-	if tr := g.Transfers[0]; tr.Field != "Receive" || tr.Key != nil || tr.Amounts != nil {
+	// Every transfer has a key, which its Entries takes; only one that
+	// holds has OpenHolds.
+	if tr := g.Transfers[0]; tr.Field != "Receive" || tr.Key == nil || tr.Key.Type != "ReceiveKey" || tr.Amounts != nil ||
+		tr.Entries != "Entries" || tr.OpenHolds != "" {
 		t.Errorf("receive: %+v", tr)
 	}
-	if tr := g.Transfers[2]; tr.Key == nil || tr.Key.Type != "ReserveKey" || tr.Amounts == nil || tr.Amounts.Fields[0].Name != "Qty" {
+	if tr := g.Transfers[2]; tr.Key == nil || tr.Key.Type != "ReserveKey" || tr.Amounts == nil || tr.Amounts.Fields[0].Name != "Qty" ||
+		tr.OpenHolds != "OpenHolds" {
 		t.Errorf("reserve: %+v", tr)
+	}
+	if g.Statement != "Statement" || g.BalanceAt != "BalanceAt" || g.OpenHolds != "OpenHolds" {
+		t.Errorf("the history readers: %s %s %s", g.Statement, g.BalanceAt, g.OpenHolds)
 	}
 
 	// A name PostgreSQL would cut leaves both targets out.

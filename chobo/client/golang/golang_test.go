@@ -94,3 +94,59 @@ func TestGoString(t *testing.T) {
 		}
 	}
 }
+
+// The history readers' fields and the runtime types a client re-exports
+// are taken before the book's names: a transfer called statement or
+// balance_at gets the next name, as one called balance does.
+func TestHistoryNamesAreReserved(t *testing.T) {
+	res := check.Check("h.book", []byte(`book h v1
+unit 個
+account entry(id: string) : 個
+  at least 0 refused as empty
+account outside_ : 個 outside
+transfer statement(s: string, id: string)
+  key s
+  move 1 from outside_ to entry(id)
+transfer balance_at(s: string, id: string)
+  key s
+  pending never expires
+  move 1 from entry(id) to outside_
+`))
+	if res.Book == nil {
+		t.Fatalf("%v", res.Diags)
+	}
+	m, err := model.New(res.Book, model.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := Naming(m)
+	for name, want := range map[string][2]string{"statement": {"Statement_2", "Statement_2"}, "balance_at": {"BalanceAt_2", "BalanceAt"}} {
+		if got := n.Transfers[name]; got.Field != want[0] || got.Type != want[1] {
+			t.Errorf("%s: field %s, type %s; want %s, %s", name, got.Field, got.Type, want[0], want[1])
+		}
+	}
+	if got := n.Accounts["entry"]; got.Method != "Entry" || got.Type != "EntryAccount" {
+		t.Errorf("entry: %+v", got)
+	}
+	src, err := Generate(m, "h", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parser.ParseFile(token.NewFileSet(), "book.go", src, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Statement_2 Statement_2\n", "BalanceAt_2 BalanceAt\n", // the transfers' fields
+		"Statement Statements\n", "BalanceAt BalancesAt\n", // the readers'
+		"func (t Statement_2) Entries(ctx context.Context, k StatementKey) ([]Entry, error)",
+		"func (t BalanceAt) OpenHolds(ctx context.Context) ([]OpenHold, error)",
+		"func (x Statements) Entry(ctx context.Context, a EntryAccount, q StatementQuery) (Statement, error)",
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("the client lacks %q", want)
+		}
+	}
+	if strings.Contains(string(src), "func (t Statement_2) OpenHolds") {
+		t.Error("a transfer that posts at once has OpenHolds")
+	}
+}

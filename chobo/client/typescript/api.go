@@ -24,6 +24,15 @@ type API struct {
 	// Expire is the member that gives back holds past their deadline; ""
 	// on TigerBeetle, which does that itself.
 	Expire string `json:"expire"`
+	// The members that read the history of one account, each with a
+	// method per account kind named as balance names it: a page of its
+	// entries (the account, then a StatementQuery), what it held at a time
+	// (the account, then a Date) and the holds still open that move from
+	// or to it. The TigerBeetle client has them too, and its reads throw
+	// CHOBO_UNSUPPORTED.
+	Statement string `json:"statement"`
+	BalanceAt string `json:"balance_at"`
+	OpenHolds string `json:"open_holds"`
 	// Bulk is the member that sends many calls at once, and CallSuffix
 	// what a method's name takes to make the twin that makes one call of
 	// it (doCall, holdCall, …).
@@ -40,10 +49,15 @@ type APITransfer struct {
 	Transfer string   `json:"transfer"`
 	Member   string   `json:"member"`
 	Methods  []string `json:"methods"`
-	Args     APIType  `json:"args"`
-	// Key names a hold (post, void, status); null for a transfer that
-	// posts at once. Amounts are the second, optional argument of post;
-	// null when every move of the kind moves a literal amount.
+	// Reads are the member's methods that read the history of the kind:
+	// entries, which takes a key and answers the entries of that call,
+	// and for a kind that holds, openHolds, which takes nothing.
+	Reads []string `json:"reads"`
+	Args  APIType  `json:"args"`
+	// Key names one call of the kind: a hold (post, void, status), or the
+	// call whose entries are read. Amounts are the second, optional
+	// argument of post; null for a kind that posts at once, and when every
+	// move of the kind moves a literal amount.
 	Key     *APIType `json:"key"`
 	Amounts *APIType `json:"amounts"`
 }
@@ -77,7 +91,7 @@ func Describe(m *model.Model) *API {
 	names := ClientNames(m)
 	out := &API{File: FileName(m.Book), Constructor: PostgresConstructor,
 		Book: BookType, Reason: ReasonType, Result: ResultType,
-		Balance: Balance, Expire: Expire, Bulk: Bulk, CallSuffix: CallSuffix, Transfers: []APITransfer{}, Accounts: []APIAccount{}}
+		Balance: Balance, Expire: Expire, Statement: Statement, BalanceAt: BalanceAt, OpenHolds: OpenHolds, Bulk: Bulk, CallSuffix: CallSuffix, Transfers: []APITransfer{}, Accounts: []APIAccount{}}
 	if m.Backend == model.TigerBeetle {
 		out.Constructor, out.Expire = TigerBeetleConstructor, ""
 	}
@@ -86,6 +100,10 @@ func Describe(m *model.Model) *API {
 		tt := APITransfer{Transfer: t.Name, Member: n.Member, Methods: []string{}, Args: APIType{Type: n.Args, Fields: apiFields(t.Args)}}
 		for _, op := range t.Operations {
 			tt.Methods = append(tt.Methods, op.Name)
+		}
+		tt.Reads = []string{Entries}
+		if t.Pending {
+			tt.Reads = append(tt.Reads, OpenHolds)
 		}
 		if n.Key != "" {
 			tt.Key = &APIType{Type: n.Key, Fields: apiFields(t.Key)}

@@ -3,7 +3,7 @@ package typescript
 // A TypeScript client keeps the book's names: book.引当.hold({ 注文: … })
 // is written as the book says. Only the names of types are made (引当Args,
 // TakeBackArgs), and a member that would clash with one of the book
-// value's own (balance, expire) or with what every object inherits
+// value's own (balance, expire, statement…) or with what every object inherits
 // (__proto__) gets _2, as the second of two equal names does.
 
 import (
@@ -29,6 +29,13 @@ const (
 	BookType = "Book"
 	Balance  = "balance"
 	Expire   = "expire"
+	// The history readers: members of the book value with a method per
+	// account kind, as balance has; Entries and OpenHolds are also
+	// methods of a transfer kind's member (OpenHolds of one that holds).
+	Statement = "statement"
+	BalanceAt = "balanceAt"
+	OpenHolds = "openHolds"
+	Entries   = "entries"
 	// Bulk is the member that sends many calls at once; each
 	// method of a transfer has a twin, its name and CallSuffix, that makes
 	// one call of it without sending it.
@@ -47,7 +54,10 @@ type Names struct {
 }
 
 // TransferNames are the names of one transfer kind: its member of the
-// book value and the types of its arguments, key and amounts.
+// book value and the types of its arguments, key and amounts. Every kind
+// has a key type, which names one call of it (a hold to post, void or ask
+// about, and the call whose entries are read); only a kind that holds
+// has amounts.
 type TransferNames struct {
 	Member, Args, Key, Amounts string
 }
@@ -70,13 +80,12 @@ func Naming(m *model.Model, reserved []string) Names {
 	types.Reserve(BookType, ReasonType, ResultType)
 	types.Reserve(reserved...)
 	var members model.Set
-	members.Reserve(Balance, Expire, Bulk)
+	members.Reserve(Balance, Expire, Bulk, Statement, BalanceAt, OpenHolds)
 	members.Reserve(inherited...)
 	for _, t := range m.Transfers {
 		p := Pascal(t.Name)
-		tn := TransferNames{Member: members.Unique(t.Name), Args: types.Unique(p + "Args")}
+		tn := TransferNames{Member: members.Unique(t.Name), Args: types.Unique(p + "Args"), Key: types.Unique(p + "Key")}
 		if t.Pending {
-			tn.Key = types.Unique(p + "Key")
 			if len(t.Amounts) > 0 {
 				tn.Amounts = types.Unique(p + "Amounts")
 			}
@@ -192,8 +201,8 @@ func Collisions(m *model.Model) []model.Collision {
 			return model.Owner{Kind: "transfer", Name: t.Name, What: what, WhatJa: ja}
 		}
 		types.Claim(p+"Args", owner("arguments type", "引数の型"))
+		types.Claim(p+"Key", owner("key type", "キーの型"))
 		if t.Pending {
-			types.Claim(p+"Key", owner("key type", "キーの型"))
 			if len(t.Amounts) > 0 {
 				types.Claim(p+"Amounts", owner("amounts type", "数量の型"))
 			}

@@ -48,16 +48,23 @@ func TestNamingAvoidsTheBooksOwnMembers(t *testing.T) {
 		Transfers: []*model.Transfer{
 			{Name: "balance"}, {Name: "expire", Pending: true, Amounts: []model.Param{{Name: "q", Amount: true}}},
 			{Name: "__proto__"}, {Name: "take_back"}, {Name: "takeBack"},
+			{Name: "statement"}, {Name: "balanceAt"}, {Name: "openHolds"}, {Name: "entries"},
 		},
 		Accounts: []*model.Account{{Name: "__proto__"}, {Name: "stock", Params: []model.Param{{Name: "sku"}}}},
 	}
-	n := Naming(m, []string{"ResultOf", "Balance"})
+	n := Naming(m, []string{"ResultOf", "Balance", "Statement"})
 	for name, want := range map[string]TransferNames{
-		"balance":   {Member: "balance_2", Args: "BalanceArgs"},
+		"balance":   {Member: "balance_2", Args: "BalanceArgs", Key: "BalanceKey"},
 		"expire":    {Member: "expire_2", Args: "ExpireArgs", Key: "ExpireKey", Amounts: "ExpireAmounts"},
-		"__proto__": {Member: "__proto___2", Args: "ProtoArgs"},
-		"take_back": {Member: "take_back", Args: "TakeBackArgs"},
-		"takeBack":  {Member: "takeBack", Args: "TakeBackArgs_2"},
+		"__proto__": {Member: "__proto___2", Args: "ProtoArgs", Key: "ProtoKey"},
+		"take_back": {Member: "take_back", Args: "TakeBackArgs", Key: "TakeBackKey"},
+		"takeBack":  {Member: "takeBack", Args: "TakeBackArgs_2", Key: "TakeBackKey_2"},
+		// The history readers are the book value's too; entries is a
+		// method of a transfer's member only, so no member takes it.
+		"statement": {Member: "statement_2", Args: "StatementArgs", Key: "StatementKey"},
+		"balanceAt": {Member: "balanceAt_2", Args: "BalanceAtArgs", Key: "BalanceAtKey"},
+		"openHolds": {Member: "openHolds_2", Args: "OpenHoldsArgs", Key: "OpenHoldsKey"},
+		"entries":   {Member: "entries", Args: "EntriesArgs", Key: "EntriesKey"},
 	} {
 		if got := n.Transfers[name]; got != want {
 			t.Errorf("%s: %+v, want %+v", name, got, want)

@@ -64,8 +64,15 @@ type view struct {
 	Runtime     []runtimeFile
 	Def         string // TigerBeetle: the chain definition, a TypeScript expression
 	Expire      string // PostgreSQL: the statement, a string literal
-	Transfers   []transferView
-	Accounts    []accountView
+	// History are the PostgreSQL statements of the history reads, as
+	// string literals; nil on TigerBeetle.
+	History   *historyView
+	Transfers []transferView
+	Accounts  []accountView
+}
+
+type historyView struct {
+	Statement, Call, OpenHolds, BalanceAt string
 }
 
 type runtimeFile struct {
@@ -117,6 +124,9 @@ func Generate(m *model.Model, header []string) ([]byte, error) {
 		v.Def = lit.Write(m.Def, defSyntax)
 	} else {
 		v.Expire = String(m.Expire)
+	}
+	if h := m.History; h != nil {
+		v.History = &historyView{Statement: String(h.Statement), Call: String(h.Call), OpenHolds: String(h.OpenHolds), BalanceAt: String(h.BalanceAt)}
 	}
 	for i, t := range m.Transfers {
 		tv := transferView{TransferNames: names.Transfers[t.Name], Name: t.Name, Description: t.Description,

@@ -59,6 +59,13 @@ func (r row) Scan(dest ...any) error {
 			}
 		case *int64:
 			*d = v.(int64)
+		case **int64:
+			if v == nil {
+				*d = nil
+			} else {
+				n := v.(int64)
+				*d = &n
+			}
 		case *int:
 			*d = v.(int)
 		default:

@@ -302,7 +302,12 @@ func ReadBalanceAt(ctx context.Context, q Querier, h *History, tenant, account s
 	if err := chobo.CheckSize(tenant, append([]string{account}, args...)...); err != nil {
 		return chobo.Balance{}, err
 	}
-	var b chobo.Balance
-	err := QueryRow(ctx, q, h.BalanceAt, []any{tenant, account, values(args), at}, &b.Posted, &b.HeldIn, &b.HeldOut)
-	return b, err
+	var posted, heldIn, heldOut *int64
+	if err := QueryRow(ctx, q, h.BalanceAt, []any{tenant, account, values(args), at}, &posted, &heldIn, &heldOut); err != nil {
+		return chobo.Balance{}, err
+	}
+	if posted == nil || heldIn == nil || heldOut == nil {
+		return chobo.Balance{}, fmt.Errorf("chobo: the server answered no balance of %s at %s", account, at.UTC().Format(time.RFC3339Nano))
+	}
+	return chobo.Balance{Posted: *posted, HeldIn: *heldIn, HeldOut: *heldOut}, nil
 }

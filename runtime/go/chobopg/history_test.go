@@ -280,4 +280,9 @@ func TestReadBalanceAt(t *testing.T) {
 	if _, err := ReadBalanceAt(context.Background(), q, testHistory, "t", "wallet", []string{"c-1"}, time.Time{}); err == nil || q.sent != 1 {
 		t.Errorf("a zero time: %v, %d sent", err, q.sent)
 	}
+	// No balance is an error, not zeros.
+	q = &script{answers: []any{[]any{nil, nil, nil}}}
+	if _, err := ReadBalanceAt(context.Background(), q, testHistory, "t", "bank", nil, at0); err == nil || !strings.Contains(err.Error(), "no balance of bank") {
+		t.Errorf("no balance: %v", err)
+	}
 }

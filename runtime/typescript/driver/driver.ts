@@ -33,10 +33,16 @@ interface Names {
   /** The member that sends many calls, each made by a method's twin: its name and call_suffix. */
   bulk?: string;
   call_suffix?: string;
+  /** The members that read an account's history, each with a method per account as balance has. */
+  statement?: string;
+  balance_at?: string;
+  open_holds?: string;
   transfers: {
     transfer: string;
     member: string;
     methods: string[];
+    /** The member's history reads: entries, and openHolds for a kind that holds. */
+    reads?: string[];
     args: Struct;
     key: Struct | null;
     amounts: Struct | null;
@@ -69,6 +75,14 @@ interface Request {
   args?: Record<string, string>;
   max?: number;
   calls?: CallOf[];
+  // statement; from, to and at are RFC 3339 times
+  transfers?: string[];
+  from?: string;
+  to?: string;
+  newest?: boolean;
+  limit?: number;
+  after?: string;
+  at?: string;
 }
 
 /** One call: of a call request, or of a bulk's calls. */
@@ -232,10 +246,21 @@ class Driver {
         }
       }
     }
+    for (const t of this.#names.transfers) {
+      const m = book[t.member];
+      for (const r of t.reads ?? []) {
+        if (typeof m !== "object" || typeof m[r] !== "function") {
+          throw new Error(`open: the client has no ${t.member}.${r}`);
+        }
+      }
+    }
+    const readers = [this.#names.statement, this.#names.balance_at, this.#names.open_holds].filter((r) => r !== undefined);
     for (const a of this.#names.accounts) {
-      const b = book["balance"];
-      if (typeof b !== "object" || typeof b[a.member] !== "function") {
-        throw new Error(`open: the client has no balance.${a.member}`);
+      for (const r of ["balance", ...readers]) {
+        const b = book[r];
+        if (typeof b !== "object" || typeof b[a.member] !== "function") {
+          throw new Error(`open: the client has no ${r}.${a.member}`);
+        }
       }
     }
   }
@@ -262,6 +287,14 @@ class Driver {
         return { id, ...(await this.#balance(req)) };
       case "bulk":
         return { id, ...(await this.#bulk(req)) };
+      case "statement":
+        return { id, ...(await this.#statement(req)) };
+      case "entries":
+        return { id, ...(await this.#entries(req)) };
+      case "holds":
+        return { id, ...(await this.#holds(req)) };
+      case "balance_at":
+        return { id, ...(await this.#balanceAt(req)) };
       case "expire": {
         if (this.#names.expire === "") {
           return { id, expired: 0 };
@@ -346,10 +379,198 @@ class Driver {
     return { posted: String(b["posted"]), held_in: String(b["held_in"]), held_out: String(b["held_out"]) };
   }
 
+  /** account finds an account kind of the request, and the object that names one of it (null for a kind without parameters). */
+  #account(req: Request): { member: string; value: Record<string, unknown> | null } {
+    const a = this.#names.accounts.find((x) => x.account === req.account);
+    if (a === undefined) {
+      throw new Error(`the book has no account ${JSON.stringify(req.account)}`);
+    }
+    onlyKnown(req.args ?? {}, a.fields, []);
+    return { member: a.member, value: a.fields.length === 0 ? null : values(a.fields, req.args ?? {}) };
+  }
+
+  /** reader is the method of an account's history member (statement, balance_at, open_holds). */
+  #reader(tenant: string, member: string | undefined, account: string): Callable {
+    const m = this.#book(tenant)[member ?? ""];
+    if (typeof m !== "object" || typeof m[account] !== "function") {
+      throw new Error(`the client has no ${member ?? "history reader"}.${account}`);
+    }
+    return m[account];
+  }
+
+  /** transferOf finds a transfer kind of the request and its member of the book value. */
+  #transferOf(req: Request): { t: Names["transfers"][number]; member: Record<string, Callable> } {
+    const t = this.#names.transfers.find((x) => x.transfer === req.transfer);
+    if (t === undefined) {
+      throw new Error(`the book has no transfer ${JSON.stringify(req.transfer)}`);
+    }
+    return { t, member: this.#book(req.tenant ?? "")[t.member] as Record<string, Callable> };
+  }
+
+  async #statement(req: Request): Promise<Record<string, unknown>> {
+    const { member, value } = this.#account(req);
+    const read = this.#reader(req.tenant ?? "", this.#names.statement, member);
+    const query: Record<string, unknown> = {};
+    if (req.newest) {
+      query["newest"] = true;
+    }
+    if (req.from) {
+      query["from"] = parseTime(req.from);
+    }
+    if (req.to) {
+      query["to"] = parseTime(req.to);
+    }
+    if (req.transfers && req.transfers.length > 0) {
+      query["transfers"] = req.transfers;
+    }
+    if (req.limit) {
+      query["limit"] = req.limit;
+    }
+    if (req.after) {
+      query["after"] = req.after;
+    }
+    const st = (await (value === null ? read(query) : read(value, query))) as Statement;
+    return { entries: st.entries.map(entryJSON), next: st.next, more: st.more };
+  }
+
+  async #entries(req: Request): Promise<Record<string, unknown>> {
+    const { t, member } = this.#transferOf(req);
+    const entries = member["entries"];
+    if (t.key === null || typeof entries !== "function") {
+      throw new Error(`the client has no ${t.member}.entries`);
+    }
+    onlyKnown(req.args ?? {}, t.key.fields, []);
+    return { entries: ((await entries(values(t.key.fields, req.args ?? {}))) as Entry[]).map(entryJSON) };
+  }
+
+  /**
+   * holds reads the open holds of an account, of a transfer kind, of
+   * both (the account's, kept to the kind) or of neither (every kind's
+   * that holds, in the order the book's function gives them: by when
+   * they were made, then kind and key).
+   */
+  async #holds(req: Request): Promise<Record<string, unknown>> {
+    const tenant = req.tenant ?? "";
+    let holds: OpenHold[];
+    if (req.account) {
+      const { member, value } = this.#account(req);
+      const read = this.#reader(tenant, this.#names.open_holds, member);
+      holds = (await (value === null ? read() : read(value))) as OpenHold[];
+      if (req.transfer) {
+        this.#transferOf(req);
+        holds = holds.filter((h) => h.transfer === req.transfer);
+      }
+    } else {
+      if (req.args !== undefined && Object.keys(req.args).length > 0) {
+        throw new Error("holds: args name an account, and no account is given");
+      }
+      const kinds = req.transfer ? [this.#transferOf(req).t] : this.#names.transfers.filter((t) => t.reads?.includes("openHolds"));
+      holds = [];
+      for (const t of kinds) {
+        const read = (this.#book(tenant)[t.member] as Record<string, Callable>)["openHolds"];
+        if (typeof read !== "function") {
+          throw new Error(`the client has no ${t.member}.openHolds`);
+        }
+        holds.push(...((await read()) as OpenHold[]));
+      }
+      if (kinds.length > 1) {
+        // Each kind's holds come in the function's order; merged, two made
+        // within one millisecond (what a Date tells apart) are put in the
+        // order of their kind and key, as the function orders a tie.
+        holds.sort((a, b) => a.created.getTime() - b.created.getTime() || compare(a.transfer, b.transfer) || compare(JSON.stringify(a.key), JSON.stringify(b.key)));
+      }
+    }
+    return { holds: holds.map(holdJSON) };
+  }
+
+  async #balanceAt(req: Request): Promise<Record<string, unknown>> {
+    const { member, value } = this.#account(req);
+    const read = this.#reader(req.tenant ?? "", this.#names.balance_at, member);
+    const at = parseTime(req.at ?? "");
+    const b = (await (value === null ? read(at) : read(value, at))) as Record<string, bigint>;
+    return { posted: String(b["posted"]), held_in: String(b["held_in"]), held_out: String(b["held_out"]) };
+  }
+
   async close(): Promise<void> {
     await this.#pool?.end();
     this.#tb?.destroy();
   }
+}
+
+// The history's answers, as the client gives them: the runtime's types,
+// declared again here, since the driver reaches its client by names only.
+
+interface Entry {
+  transfer: string;
+  op: string;
+  key: string[] | null;
+  args: Record<string, string> | null;
+  id: string;
+  move: number;
+  out: boolean;
+  account: string;
+  accountArgs: string[];
+  posted: bigint;
+  heldIn: bigint;
+  heldOut: bigint;
+  after: { posted: bigint; held_in: bigint; held_out: bigint } | null;
+  at: Date;
+  cursor: string;
+}
+
+interface Statement {
+  entries: Entry[];
+  next: string;
+  more: boolean;
+}
+
+interface OpenHold {
+  transfer: string;
+  key: string[] | null;
+  id: string;
+  moves: { move: number; from: string; fromArgs: string[]; to: string; toArgs: string[]; amount: bigint }[];
+  created: Date;
+  deadline: Date | null;
+}
+
+/** compare orders strings by their UTF-16 code units. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * parseTime reads a time of the protocol, RFC 3339 with up to nine digits
+ * of a second. A Date holds milliseconds, so what is past them is cut off.
+ */
+export function parseTime(s: string): Date {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(s);
+  const d = m === null ? null : new Date(`${m[1]}.${(m[2] ?? "").slice(0, 3).padEnd(3, "0")}${m[3]}`);
+  if (d === null || Number.isNaN(d.getTime())) {
+    throw new Error(`${JSON.stringify(s)} is not an RFC 3339 time`);
+  }
+  return d;
+}
+
+/** formatTime writes a time as the protocol does, in UTC: RFC 3339, its fraction of a second without trailing zeros. */
+export function formatTime(d: Date): string {
+  return d.toISOString().replace(/\.?0+Z$/, "Z");
+}
+
+function entryJSON(e: Entry): Record<string, unknown> {
+  return {
+    transfer: e.transfer, op: e.op, key: e.key, args: e.args, ...(e.id === "" ? {} : { id: e.id }), move: e.move, out: e.out,
+    account: e.account, account_args: e.accountArgs, posted: String(e.posted), held_in: String(e.heldIn), held_out: String(e.heldOut),
+    after: e.after === null ? null : { posted: String(e.after.posted), held_in: String(e.after.held_in), held_out: String(e.after.held_out) },
+    at: formatTime(e.at), cursor: e.cursor,
+  };
+}
+
+function holdJSON(h: OpenHold): Record<string, unknown> {
+  return {
+    transfer: h.transfer, key: h.key, ...(h.id === "" ? {} : { id: h.id }),
+    moves: h.moves.map((m) => ({ move: m.move, from: m.from, from_args: m.fromArgs, to: m.to, to_args: m.toArgs, amount: String(m.amount) })),
+    created: formatTime(h.created), deadline: h.deadline === null ? "" : formatTime(h.deadline),
+  };
 }
 
 /** values makes the object a call takes from the protocol's strings; amounts become bigints. */

@@ -7,9 +7,16 @@ import { randomUUID } from "node:crypto";
 import {
   type Balance,
   ChoboError,
+  checkQuery,
   checkSize,
+  checkTime,
+  type Entry,
+  type EntryOp,
+  type HoldMove,
   type HoldState,
+  type OpenHold,
   type ResultOf,
+  type Statement,
   describe,
   parseHoldState,
   parseOutcome,
@@ -273,6 +280,16 @@ export async function queryRow(db: Queryable, where: string, text: string, value
  * connection took with it.
  */
 async function send(configured: Queryable, where: string, text: string, values: unknown[]): Promise<{ row: unknown[]; resent: boolean }> {
+  const { rows, resent } = await sendRows(configured, where, text, values);
+  const row = rows[0];
+  if (row === undefined) {
+    throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
+  }
+  return { row, resent };
+}
+
+/** sendRows is send for a statement that answers any number of rows, each as its values in column order. */
+async function sendRows(configured: Queryable, where: string, text: string, values: unknown[]): Promise<{ rows: unknown[][]; resent: boolean }> {
   const { db, resendMs } = settingsOf(configured);
   const until = resends(configured) ? Date.now() + resendMs : 0;
   let first: unknown;
@@ -281,11 +298,13 @@ async function send(configured: Queryable, where: string, text: string, values: 
   for (let n = 0; ; n++) {
     try {
       const res = await query(db, text, values);
-      const row = res.rows[0];
-      if (typeof row !== "object" || row === null) {
-        throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
-      }
-      return { row: Object.values(row), resent: lostOnce };
+      const rows = res.rows.map((row) => {
+        if (typeof row !== "object" || row === null) {
+          throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered a row that is not one`);
+        }
+        return Object.values(row);
+      });
+      return { rows, resent: lostOnce };
     } catch (err) {
       if (err instanceof ChoboError) {
         throw err;
@@ -583,4 +602,175 @@ export async function bulk<R extends string>(db: Queryable, given: readonly PgCa
     }
   }
   return out;
+}
+
+// The history reads. The book's four read functions answer rows; the
+// statements that call them are the client's, and what each row's values
+// are named comes from the book (HistoryKinds), since a row keeps a
+// call's values in the order its operation takes them.
+
+/** The parameters of one transfer kind, by the book's names: all of them in declared order, the key's, a post's amounts. */
+export interface HistoryKind {
+  readonly args: readonly string[];
+  readonly key: readonly string[];
+  readonly amounts: readonly string[];
+}
+
+/** The transfer kinds of a book, by name, as the history reads name the values of each entry's call. */
+export type HistoryKinds = ReadonlyMap<string, HistoryKind>;
+
+/** The statements that read a book's history: a statement, a call's entries, the open holds, a balance at a time. */
+export interface HistoryStatements {
+  readonly statement: string;
+  readonly call: string;
+  readonly openHolds: string;
+  readonly balanceAt: string;
+}
+
+/** The largest cursor: an account's entry number, a PostgreSQL bigint. */
+const CURSOR_MAX = (1n << 63n) - 1n;
+
+/** parseCursor reads a statement's cursor as PostgreSQL gives it, the decimal text of an entry number; anything else throws before anything is sent. */
+export function parseCursor(where: string, c: string): string | null {
+  if (c === "") {
+    return null;
+  }
+  if (!/^[1-9][0-9]{0,18}$/.test(c) || BigInt(c) > CURSOR_MAX) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${describe(c)} is not a cursor of this book's statements; give the cursor or next a statement answered`);
+  }
+  return c;
+}
+
+function unexpected(where: string, what: string, v: unknown): never {
+  throw new ChoboError("CHOBO_UNEXPECTED", `${where}: ${what} of ${describe(v)}`);
+}
+
+function asText(where: string, what: string, v: unknown): string {
+  return typeof v === "string" ? v : unexpected(where, what, v);
+}
+
+function texts(where: string, what: string, v: unknown): string[] {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) {
+    unexpected(where, what, v);
+  }
+  return [...(v as string[])];
+}
+
+function whole(where: string, what: string, v: unknown): number {
+  const n = typeof v === "string" && /^[0-9]+$/.test(v) ? Number(v) : v;
+  return typeof n === "number" && Number.isSafeInteger(n) ? n : unexpected(where, what, v);
+}
+
+/** time reads a timestamptz, which pg hands over as a Date. */
+function time(where: string, what: string, v: unknown): Date {
+  const d = v instanceof Date ? v : typeof v === "string" ? new Date(v) : null;
+  return d !== null && !Number.isNaN(d.getTime()) ? d : unexpected(where, what, v);
+}
+
+const entryOps: readonly string[] = ["do", "hold", "post", "void", "expire"];
+
+/** callArgs names the values a row keeps of an entry's call, as its operation took them. */
+function callArgs(where: string, kind: HistoryKind, op: EntryOp, values: string[]): Record<string, string> {
+  let names: readonly string[];
+  switch (op) {
+    case "do":
+    case "hold":
+      names = kind.args;
+      break;
+    case "post":
+      names = values.length === kind.key.length ? kind.key : [...kind.key, ...kind.amounts];
+      break;
+    default:
+      names = kind.key;
+  }
+  if (names.length !== values.length) {
+    unexpected(where, `a ${op} with the values`, values);
+  }
+  const out: Record<string, string> = {};
+  names.forEach((n, i) => Object.defineProperty(out, n, { value: values[i], enumerable: true, writable: true, configurable: true }));
+  return out;
+}
+
+/** entryOf reads one row of a statement or of a call's entries. */
+function entryOf(where: string, kinds: HistoryKinds, row: unknown[]): Entry {
+  const [cursor, transfer, op, key, args, move, out, account, accountArgs, posted, heldIn, heldOut, ap, ai, ao, at] = row;
+  const t = asText(where, "a transfer kind", transfer);
+  const kind = kinds.get(t) ?? unexpected(where, "a transfer kind", t);
+  const o = asText(where, "an op", op);
+  if (!entryOps.includes(o)) {
+    unexpected(where, "an op", o);
+  }
+  if (typeof out !== "boolean") {
+    unexpected(where, "a side", out);
+  }
+  const after = ap === null && ai === null && ao === null ? null
+    : { posted: int64(where, ap), held_in: int64(where, ai), held_out: int64(where, ao) };
+  return {
+    transfer: t, op: o as EntryOp, key: texts(where, "a key", key),
+    args: callArgs(where, kind, o as EntryOp, texts(where, "the values of a call", args)), id: "",
+    move: whole(where, "a move", move), out, account: asText(where, "an account kind", account),
+    accountArgs: texts(where, "the values of an account", accountArgs),
+    posted: int64(where, posted), heldIn: int64(where, heldIn), heldOut: int64(where, heldOut), after,
+    at: time(where, "a time", at), cursor: String(int64(where, cursor)),
+  };
+}
+
+/**
+ * statement reads a page of an account's entries: values are the
+ * account's. It asks for one row more than the page holds, to tell
+ * whether more are left.
+ */
+export async function statement(db: Queryable, where: string, text: string, kinds: HistoryKinds, tenant: string, account: string, values: string[], q: unknown): Promise<Statement> {
+  const query = checkQuery(where, q === undefined ? {} : q, [...kinds.keys()]);
+  const after = parseCursor(where, query.after);
+  checkSize(where, tenant, values);
+  const { rows } = await sendRows(db, where, text, [tenant, account, values, query.from, query.to,
+    query.transfers.length === 0 ? null : query.transfers, query.newest, query.limit + 1, after]);
+  const more = rows.length > query.limit;
+  const entries = rows.slice(0, query.limit).map((r) => entryOf(where, kinds, r));
+  return { entries, next: entries.length === 0 ? query.after : entries[entries.length - 1]!.cursor, more };
+}
+
+/** callEntries reads every entry written under the key of a transfer kind, oldest first. */
+export async function callEntries(db: Queryable, where: string, text: string, kinds: HistoryKinds, tenant: string, transfer: string, key: string[]): Promise<Entry[]> {
+  checkSize(where, tenant, key);
+  const { rows } = await sendRows(db, where, text, [tenant, transfer, key]);
+  return rows.map((r) => entryOf(where, kinds, r));
+}
+
+/**
+ * openHolds reads the holds still held that move from or to an account
+ * (null: any) and are of a transfer kind (null: any). The function
+ * answers a row per move, a hold's moves together.
+ */
+export async function openHolds(db: Queryable, where: string, text: string, tenant: string, account: string | null, values: string[] | null, transfer: string | null): Promise<OpenHold[]> {
+  checkSize(where, tenant, values ?? []);
+  const { rows } = await sendRows(db, where, text, [tenant, account, values, transfer]);
+  const out: OpenHold[] = [];
+  let last = "";
+  for (const [kind, key, move, from, fromArgs, to, toArgs, amount, created, deadline] of rows) {
+    const t = asText(where, "a transfer kind", kind);
+    const k = texts(where, "a key", key);
+    const m: HoldMove = {
+      move: whole(where, "a move", move), from: asText(where, "an account kind", from), fromArgs: texts(where, "the values of an account", fromArgs),
+      to: asText(where, "an account kind", to), toArgs: texts(where, "the values of an account", toArgs), amount: int64(where, amount),
+    };
+    const name = JSON.stringify([t, k]);
+    if (name === last) {
+      out[out.length - 1]!.moves.push(m);
+      continue;
+    }
+    last = name;
+    out.push({ transfer: t, key: k, id: "", moves: [m], created: time(where, "a time", created),
+      deadline: deadline === null ? null : time(where, "a deadline", deadline) });
+  }
+  return out;
+}
+
+/** balanceAt reads what an account held at a time: after every entry written then or before. */
+export async function balanceAt(db: Queryable, where: string, text: string, tenant: string, account: string, values: string[], at: unknown): Promise<Balance> {
+  const when = checkTime(where, "the time", at);
+  checkSize(where, tenant, values);
+  const [posted, heldIn, heldOut] = await queryRow(db, where, text, [tenant, account, values, when]);
+  return { posted: int64(where, posted), held_in: int64(where, heldIn), held_out: int64(where, heldOut) };
 }

@@ -39,11 +39,22 @@ export interface TopUpArgs {
   amount: bigint;
 }
 
+/** Names one call of top_up. */
+export interface TopUpKey {
+  receipt: string;
+}
+
 /** The arguments of open_tour_day. */
 export interface OpenTourDayArgs {
   tour: string;
   day: string;
   capacity: bigint;
+}
+
+/** Names one call of open_tour_day. */
+export interface OpenTourDayKey {
+  tour: string;
+  day: string;
 }
 
 /** The arguments of book_seat: a seat is held for two days while the member confirms. */
@@ -91,6 +102,11 @@ export interface PayOperatorArgs {
   amount: bigint;
 }
 
+/** Names one call of pay_operator. */
+export interface PayOperatorKey {
+  statement: string;
+}
+
 /** Names one account of card: what a member has on the card; a small overdraft is allowed. */
 export interface CardAccount {
   member: string;
@@ -115,12 +131,16 @@ export interface Book {
     do<A extends TopUpArgs>(args: A & NoExtra<A, TopUpArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends TopUpArgs>(args: A & NoExtra<A, TopUpArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends TopUpKey>(key: K & NoExtra<K, TopUpKey>): Promise<Entry[]>;
   };
   readonly open_tour_day: {
     /** Moves the amounts. */
     do<A extends OpenTourDayArgs>(args: A & NoExtra<A, OpenTourDayArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends OpenTourDayArgs>(args: A & NoExtra<A, OpenTourDayArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends OpenTourDayKey>(key: K & NoExtra<K, OpenTourDayKey>): Promise<Entry[]>;
   };
   /** book_seat: a seat is held for two days while the member confirms. */
   readonly book_seat: {
@@ -140,6 +160,10 @@ export interface Book {
     voidCall<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
     statusCall<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): TbCall;
+    /** The entries the hold and its end wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): Promise<Entry[]>;
+    /** The holds of book_seat still held, oldest first. */
+    openHolds(): Promise<OpenHold[]>;
   };
   /** group_hold: held until the organiser confirms or gives the seats back. */
   readonly group_hold: {
@@ -159,12 +183,18 @@ export interface Book {
     voidCall<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
     statusCall<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): TbCall;
+    /** The entries the hold and its end wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): Promise<Entry[]>;
+    /** The holds of group_hold still held, oldest first. */
+    openHolds(): Promise<OpenHold[]>;
   };
   readonly pay_operator: {
     /** Moves the amounts. */
     do<A extends PayOperatorArgs>(args: A & NoExtra<A, PayOperatorArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends PayOperatorArgs>(args: A & NoExtra<A, PayOperatorArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends PayOperatorKey>(key: K & NoExtra<K, PayOperatorKey>): Promise<Entry[]>;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
@@ -175,6 +205,41 @@ export interface Book {
     free_seats<A extends FreeSeatsAccount>(account: A & NoExtra<A, FreeSeatsAccount>): Promise<Balance>;
     operator(): Promise<Balance>;
     travellers(): Promise<Balance>;
+  };
+  /**
+   * Reads a page of an account's entries, oldest first unless the query
+   * says newest; a page holds 100 entries unless the query's limit says
+   * otherwise (at most 1000), and its next is where the following page
+   * starts.
+   */
+  readonly statement: {
+    card<A extends CardAccount, Q extends StatementQuery>(account: A & NoExtra<A, CardAccount>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    tour_income<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    member_banks<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    operator_bank<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    free_seats<A extends FreeSeatsAccount, Q extends StatementQuery>(account: A & NoExtra<A, FreeSeatsAccount>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    operator<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    travellers<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+  };
+  /** Reads what an account held at a time: after every entry written then or before. */
+  readonly balanceAt: {
+    card<A extends CardAccount>(account: A & NoExtra<A, CardAccount>, at: Date): Promise<Balance>;
+    tour_income(at: Date): Promise<Balance>;
+    member_banks(at: Date): Promise<Balance>;
+    operator_bank(at: Date): Promise<Balance>;
+    free_seats<A extends FreeSeatsAccount>(account: A & NoExtra<A, FreeSeatsAccount>, at: Date): Promise<Balance>;
+    operator(at: Date): Promise<Balance>;
+    travellers(at: Date): Promise<Balance>;
+  };
+  /** Reads the holds still held that move from or to an account, oldest first. */
+  readonly openHolds: {
+    card<A extends CardAccount>(account: A & NoExtra<A, CardAccount>): Promise<OpenHold[]>;
+    tour_income(): Promise<OpenHold[]>;
+    member_banks(): Promise<OpenHold[]>;
+    operator_bank(): Promise<OpenHold[]>;
+    free_seats<A extends FreeSeatsAccount>(account: A & NoExtra<A, FreeSeatsAccount>): Promise<OpenHold[]>;
+    operator(): Promise<OpenHold[]>;
+    travellers(): Promise<OpenHold[]>;
   };
   /**
    * Sends many calls, made by the transfers' *Call methods, in as few
@@ -212,6 +277,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))];
         });
       },
+      async entries(key: TopUpKey): Promise<Entry[]> {
+        checkArity("top_up.entries", arguments.length, ["key"]);
+        const k = argsOf("top_up.entries", "key", key, ["receipt"]);
+        throw noHistory("top_up.entries", checkText("top_up.entries", "receipt", field(k, "receipt")));
+      },
     },
     open_tour_day: {
       async do(args: OpenTourDayArgs): Promise<Result> {
@@ -226,6 +296,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("open_tour_day.do", "arguments", args, ["tour", "day", "capacity"]);
           return [checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))];
         });
+      },
+      async entries(key: OpenTourDayKey): Promise<Entry[]> {
+        checkArity("open_tour_day.entries", arguments.length, ["key"]);
+        const k = argsOf("open_tour_day.entries", "key", key, ["tour", "day"]);
+        throw noHistory("open_tour_day.entries", checkText("open_tour_day.entries", "tour", field(k, "tour")), checkText("open_tour_day.entries", "day", field(k, "day")));
       },
     },
     book_seat: {
@@ -292,6 +367,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("book_seat.status", "booking", field(k, "booking"))];
         });
       },
+      async entries(key: BookSeatKey): Promise<Entry[]> {
+        checkArity("book_seat.entries", arguments.length, ["key"]);
+        const k = argsOf("book_seat.entries", "key", key, ["booking"]);
+        throw noHistory("book_seat.entries", checkText("book_seat.entries", "booking", field(k, "booking")));
+      },
+      async openHolds(): Promise<OpenHold[]> {
+        checkArity("book_seat.openHolds", arguments.length, []);
+        throw noHistory("book_seat.openHolds");
+      },
     },
     group_hold: {
       async hold(args: GroupHoldArgs): Promise<Result> {
@@ -357,6 +441,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("group_hold.status", "group", field(k, "group")), checkText("group_hold.status", "tour", field(k, "tour")), checkText("group_hold.status", "day", field(k, "day"))];
         });
       },
+      async entries(key: GroupHoldKey): Promise<Entry[]> {
+        checkArity("group_hold.entries", arguments.length, ["key"]);
+        const k = argsOf("group_hold.entries", "key", key, ["group", "tour", "day"]);
+        throw noHistory("group_hold.entries", checkText("group_hold.entries", "group", field(k, "group")), checkText("group_hold.entries", "tour", field(k, "tour")), checkText("group_hold.entries", "day", field(k, "day")));
+      },
+      async openHolds(): Promise<OpenHold[]> {
+        checkArity("group_hold.openHolds", arguments.length, []);
+        throw noHistory("group_hold.openHolds");
+      },
     },
     pay_operator: {
       async do(args: PayOperatorArgs): Promise<Result> {
@@ -371,6 +464,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("pay_operator.do", "arguments", args, ["statement", "amount"]);
           return [checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))];
         });
+      },
+      async entries(key: PayOperatorKey): Promise<Entry[]> {
+        checkArity("pay_operator.entries", arguments.length, ["key"]);
+        const k = argsOf("pay_operator.entries", "key", key, ["statement"]);
+        throw noHistory("pay_operator.entries", checkText("pay_operator.entries", "statement", field(k, "statement")));
       },
     },
     balance: {
@@ -403,6 +501,102 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async travellers(): Promise<Balance> {
         checkArity("balance.travellers", arguments.length, []);
         return tb.balance(6, []);
+      },
+    },
+    statement: {
+      async card(account: CardAccount, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.card", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.card", "account", account, ["member"]);
+        throw noHistory("statement.card", checkText("statement.card", "member", field(a, "member")), checkQuery("statement.card", query === undefined ? {} : query, transferNames));
+      },
+      async tour_income(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.tour_income", arguments.length, ["query?"]);
+        throw noHistory("statement.tour_income", checkQuery("statement.tour_income", query === undefined ? {} : query, transferNames));
+      },
+      async member_banks(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.member_banks", arguments.length, ["query?"]);
+        throw noHistory("statement.member_banks", checkQuery("statement.member_banks", query === undefined ? {} : query, transferNames));
+      },
+      async operator_bank(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.operator_bank", arguments.length, ["query?"]);
+        throw noHistory("statement.operator_bank", checkQuery("statement.operator_bank", query === undefined ? {} : query, transferNames));
+      },
+      async free_seats(account: FreeSeatsAccount, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.free_seats", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.free_seats", "account", account, ["tour", "day"]);
+        throw noHistory("statement.free_seats", checkText("statement.free_seats", "tour", field(a, "tour")), checkText("statement.free_seats", "day", field(a, "day")), checkQuery("statement.free_seats", query === undefined ? {} : query, transferNames));
+      },
+      async operator(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.operator", arguments.length, ["query?"]);
+        throw noHistory("statement.operator", checkQuery("statement.operator", query === undefined ? {} : query, transferNames));
+      },
+      async travellers(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.travellers", arguments.length, ["query?"]);
+        throw noHistory("statement.travellers", checkQuery("statement.travellers", query === undefined ? {} : query, transferNames));
+      },
+    },
+    balanceAt: {
+      async card(account: CardAccount, at: Date): Promise<Balance> {
+        checkArity("balanceAt.card", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.card", "account", account, ["member"]);
+        throw noHistory("balanceAt.card", checkText("balanceAt.card", "member", field(a, "member")), checkTime("balanceAt.card", "the time", at));
+      },
+      async tour_income(at: Date): Promise<Balance> {
+        checkArity("balanceAt.tour_income", arguments.length, ["at"]);
+        throw noHistory("balanceAt.tour_income", checkTime("balanceAt.tour_income", "the time", at));
+      },
+      async member_banks(at: Date): Promise<Balance> {
+        checkArity("balanceAt.member_banks", arguments.length, ["at"]);
+        throw noHistory("balanceAt.member_banks", checkTime("balanceAt.member_banks", "the time", at));
+      },
+      async operator_bank(at: Date): Promise<Balance> {
+        checkArity("balanceAt.operator_bank", arguments.length, ["at"]);
+        throw noHistory("balanceAt.operator_bank", checkTime("balanceAt.operator_bank", "the time", at));
+      },
+      async free_seats(account: FreeSeatsAccount, at: Date): Promise<Balance> {
+        checkArity("balanceAt.free_seats", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.free_seats", "account", account, ["tour", "day"]);
+        throw noHistory("balanceAt.free_seats", checkText("balanceAt.free_seats", "tour", field(a, "tour")), checkText("balanceAt.free_seats", "day", field(a, "day")), checkTime("balanceAt.free_seats", "the time", at));
+      },
+      async operator(at: Date): Promise<Balance> {
+        checkArity("balanceAt.operator", arguments.length, ["at"]);
+        throw noHistory("balanceAt.operator", checkTime("balanceAt.operator", "the time", at));
+      },
+      async travellers(at: Date): Promise<Balance> {
+        checkArity("balanceAt.travellers", arguments.length, ["at"]);
+        throw noHistory("balanceAt.travellers", checkTime("balanceAt.travellers", "the time", at));
+      },
+    },
+    openHolds: {
+      async card(account: CardAccount): Promise<OpenHold[]> {
+        checkArity("openHolds.card", arguments.length, ["account"]);
+        const a = argsOf("openHolds.card", "account", account, ["member"]);
+        throw noHistory("openHolds.card", checkText("openHolds.card", "member", field(a, "member")));
+      },
+      async tour_income(): Promise<OpenHold[]> {
+        checkArity("openHolds.tour_income", arguments.length, []);
+        throw noHistory("openHolds.tour_income");
+      },
+      async member_banks(): Promise<OpenHold[]> {
+        checkArity("openHolds.member_banks", arguments.length, []);
+        throw noHistory("openHolds.member_banks");
+      },
+      async operator_bank(): Promise<OpenHold[]> {
+        checkArity("openHolds.operator_bank", arguments.length, []);
+        throw noHistory("openHolds.operator_bank");
+      },
+      async free_seats(account: FreeSeatsAccount): Promise<OpenHold[]> {
+        checkArity("openHolds.free_seats", arguments.length, ["account"]);
+        const a = argsOf("openHolds.free_seats", "account", account, ["tour", "day"]);
+        throw noHistory("openHolds.free_seats", checkText("openHolds.free_seats", "tour", field(a, "tour")), checkText("openHolds.free_seats", "day", field(a, "day")));
+      },
+      async operator(): Promise<OpenHold[]> {
+        checkArity("openHolds.operator", arguments.length, []);
+        throw noHistory("openHolds.operator");
+      },
+      async travellers(): Promise<OpenHold[]> {
+        checkArity("openHolds.travellers", arguments.length, []);
+        throw noHistory("openHolds.travellers");
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
@@ -474,6 +668,9 @@ const definition: Def = {
   ],
 };
 
+/** The transfer kinds a statement's query may name. */
+const transferNames: readonly string[] = definition.transfers.map((t) => t.name);
+
 // ---- chobo's TypeScript runtime: chobo.ts, as the runtime's source has it
 // (runtime/typescript/src/chobo.ts), without its imports.
 
@@ -523,7 +720,8 @@ export type ChoboErrorCode =
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
   | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
   | "CHOBO_NOT_SENT" // no connection could be used: the call never went
-  | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
+  | "CHOBO_UNEXPECTED" // an answer chobo's statements or chains never get
+  | "CHOBO_UNSUPPORTED"; // a read this client cannot make on its backend
 
 /**
  * The exception every failed call of a chobo client throws. `cause` is the
@@ -553,7 +751,7 @@ export const AMOUNT_MAX = (1n << 63n) - 1n;
 export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
 
 /** What one argument of a call is, as its messages name it. */
-export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options" | "query";
 
 /**
  * argsOf returns the object a call's values are read from, or throws when
@@ -592,6 +790,8 @@ function extraMessage(where: string, what: ArgumentKind, name: string, takes: re
       return `the account has ${shown}, which is not a parameter of the account ${op}`;
     case "options":
       return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+    case "query":
+      return `the query has ${shown}, which a statement does not read; it reads ${takes.join(", ")}`;
   }
   return `the arguments have ${shown}, which ${where} does not take`;
 }
@@ -747,6 +947,167 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
     timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+// The history of a ledger, as every client reads it: entries, each one
+// side of one move of one call that took effect, read by account (a
+// statement), by call (the entries of one key) or as the holds still
+// open, and an account's balance at a time. The reference interpreter
+// defines what each read answers.
+
+/** What wrote an entry: an operation, or the expiry of a hold, which no caller asks for. */
+export type EntryOp = "do" | "hold" | "post" | "void" | "expire";
+
+/** One change of one account by one call. */
+export interface Entry {
+  /** The transfer kind of the call. */
+  transfer: string;
+  op: EntryOp;
+  /**
+   * The call's key, in key order, and what it was given, by parameter
+   * name, amounts in the smallest step of their unit as decimal text:
+   * every argument of a do or a hold, the key and the amounts of a post in
+   * part, the key alone for a post in full, a void or an expiry. null
+   * where the backend keeps neither.
+   */
+  key: string[] | null;
+  args: Record<string, string> | null;
+  /** The id of the entry's transfer where the backend has one (TigerBeetle); "" on PostgreSQL. */
+  id: string;
+  /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
+  move: number;
+  out: boolean;
+  /** The account's kind, and its values. */
+  account: string;
+  accountArgs: string[];
+  /** What the entry changed. */
+  posted: bigint;
+  heldIn: bigint;
+  heldOut: bigint;
+  /**
+   * What the account held right after the entry; null for an account
+   * without bounds on PostgreSQL, whose balance is spread over rows that
+   * calls change side by side (balanceAt still answers for it).
+   */
+  after: Balance | null;
+  /** When the entry was written: its call, or for an expiry when the hold was given back. */
+  at: Date;
+  /** Where a statement read after this entry starts: the after of the next query. */
+  cursor: string;
+}
+
+/** Which of an account's entries a statement reads. Every property may be left out. */
+export interface StatementQuery {
+  /** The newest entry first; else the oldest. */
+  newest?: boolean;
+  /** From <= at, at < to; null or left out leaves that side open. */
+  from?: Date | null;
+  to?: Date | null;
+  /** Only the entries of these transfer kinds; empty or left out keeps all. */
+  transfers?: readonly string[];
+  /** The most entries a page holds: 0 or left out is DEFAULT_PAGE, at most MAX_PAGE. */
+  limit?: number;
+  /** The cursor of the last entry read, or the next of the page before: the page starts past it. */
+  after?: string;
+}
+
+/** One page of an account's entries. */
+export interface Statement {
+  entries: Entry[];
+  /**
+   * The cursor to read on from: the last entry's, or the query's after
+   * when the page is empty. Read oldest first, a later page also holds the
+   * entries written since.
+   */
+  next: string;
+  /** Entries the query keeps were left past the page. */
+  more: boolean;
+}
+
+/** A hold still held: not posted, voided or past its deadline. */
+export interface OpenHold {
+  transfer: string;
+  /** The hold's key; null where the backend keeps none, with id then naming the hold's first move. */
+  key: string[] | null;
+  id: string;
+  moves: HoldMove[];
+  created: Date;
+  /** When it expires; null for a kind whose holds never do. */
+  deadline: Date | null;
+}
+
+/** What one move of a hold holds. */
+export interface HoldMove {
+  move: number;
+  /** The account kinds the move leaves and reaches, and their values. */
+  from: string;
+  fromArgs: string[];
+  to: string;
+  toArgs: string[];
+  amount: bigint;
+}
+
+/** Page sizes of a statement. */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+/** A statement's query as checked: what is sent. */
+export interface CheckedQuery {
+  newest: boolean;
+  from: Date | null;
+  to: Date | null;
+  transfers: string[];
+  limit: number;
+  after: string;
+}
+
+const queryProps = ["newest", "from", "to", "transfers", "limit", "after"];
+
+/**
+ * checkQuery reads a statement's query, or throws before anything is
+ * sent: a property it does not know, a value of the wrong type, a
+ * transfer kind not among transfers (the book's), a limit out of range.
+ */
+export function checkQuery(where: string, q: unknown, transfers: readonly string[]): CheckedQuery {
+  const o = argsOf(where, "query", q, queryProps);
+  const newest = field(o, "newest") ?? false;
+  if (typeof newest !== "boolean") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: newest must be a boolean, got ${describe(newest)}`);
+  }
+  const time = (name: string): Date | null => {
+    const v = field(o, name) ?? null;
+    return v === null ? null : checkTime(where, name, v);
+  };
+  const kinds = field(o, "transfers") ?? [];
+  if (!Array.isArray(kinds)) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers must be an array of transfer kinds, got ${describe(kinds)}`);
+  }
+  for (const k of kinds as unknown[]) {
+    if (typeof k !== "string" || !transfers.includes(k)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers holds ${describe(k)}, which is not a transfer kind of the book; it has ${transfers.join(", ")}`);
+    }
+  }
+  const after = field(o, "after") ?? "";
+  if (typeof after !== "string") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: after must be a cursor (a string), got ${describe(after)}`);
+  }
+  return { newest, from: time("from"), to: time("to"), transfers: [...(kinds as string[])], limit: pageLimit(where, field(o, "limit") ?? 0), after };
+}
+
+/** pageLimit is the number of entries a query asks for: 0 is DEFAULT_PAGE; anything but a whole number from 0 to MAX_PAGE throws. */
+export function pageLimit(where: string, limit: unknown): number {
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0 || limit > MAX_PAGE) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a statement's limit is ${describe(limit)}; it is a whole number from 1 to ${MAX_PAGE}, or 0 for ${DEFAULT_PAGE}`);
+  }
+  return limit === 0 ? DEFAULT_PAGE : limit;
+}
+
+/** checkTime returns v when it is a Date that holds a time (not an Invalid Date). */
+export function checkTime(where: string, name: string, v: unknown): Date {
+  if (!(v instanceof Date) || Number.isNaN(v.getTime())) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} must be a Date, got ${v instanceof Date ? "an Invalid Date" : describe(v)}`);
+  }
+  return v;
 }
 
 // ---- chobo's TypeScript runtime: ids.ts, as the runtime's source has it
@@ -1996,5 +2357,16 @@ export class TigerBeetleBook {
     }
     return balanceOf(a.name, found[0]!);
   }
+}
+
+/**
+ * noHistory is what every history read of a TigerBeetle book answers in
+ * this client, once its arguments have been checked (the values, given
+ * after where, are what the checks returned): the reads of a
+ * TigerBeetle ledger are not written in TypeScript yet, and a read that
+ * answered nothing would look like an empty history.
+ */
+export function noHistory(where: string, ..._checked: unknown[]): ChoboError {
+  return new ChoboError("CHOBO_UNSUPPORTED", `${where}: reading history is not in the TypeScript TigerBeetle client yet`);
 }
 

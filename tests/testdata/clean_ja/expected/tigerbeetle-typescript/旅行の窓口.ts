@@ -39,11 +39,22 @@ export interface チャージArgs {
   額: bigint;
 }
 
+/** Names one call of チャージ. */
+export interface チャージKey {
+  受付番号: string;
+}
+
 /** The arguments of 催行日の設定. */
 export interface 催行日の設定Args {
   ツアー: string;
   day: string;
   定員: bigint;
+}
+
+/** Names one call of 催行日の設定. */
+export interface 催行日の設定Key {
+  ツアー: string;
+  day: string;
 }
 
 /** The arguments of 座席予約: 会員が確定するまで二日間、一席押さえる. */
@@ -91,6 +102,11 @@ export interface 催行会社への支払Args {
   額: bigint;
 }
 
+/** Names one call of 催行会社への支払. */
+export interface 催行会社への支払Key {
+  明細: string;
+}
+
 /** Names one account of カード: 会員のカードの残高。少しなら借り越してよい. */
 export interface カードAccount {
   会員: string;
@@ -115,12 +131,16 @@ export interface Book {
     do<A extends チャージArgs>(args: A & NoExtra<A, チャージArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends チャージArgs>(args: A & NoExtra<A, チャージArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends チャージKey>(key: K & NoExtra<K, チャージKey>): Promise<Entry[]>;
   };
   readonly 催行日の設定: {
     /** Moves the amounts. */
     do<A extends 催行日の設定Args>(args: A & NoExtra<A, 催行日の設定Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends 催行日の設定Args>(args: A & NoExtra<A, 催行日の設定Args>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 催行日の設定Key>(key: K & NoExtra<K, 催行日の設定Key>): Promise<Entry[]>;
   };
   /** 座席予約: 会員が確定するまで二日間、一席押さえる. */
   readonly 座席予約: {
@@ -140,6 +160,10 @@ export interface Book {
     voidCall<K extends 座席予約Key>(key: K & NoExtra<K, 座席予約Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
     statusCall<K extends 座席予約Key>(key: K & NoExtra<K, 座席予約Key>): TbCall;
+    /** The entries the hold and its end wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 座席予約Key>(key: K & NoExtra<K, 座席予約Key>): Promise<Entry[]>;
+    /** The holds of 座席予約 still held, oldest first. */
+    openHolds(): Promise<OpenHold[]>;
   };
   /** 団体の仮押さえ: 幹事が確定するか、席を戻すまで押さえる. */
   readonly 団体の仮押さえ: {
@@ -159,12 +183,18 @@ export interface Book {
     voidCall<K extends 団体の仮押さえKey>(key: K & NoExtra<K, 団体の仮押さえKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
     statusCall<K extends 団体の仮押さえKey>(key: K & NoExtra<K, 団体の仮押さえKey>): TbCall;
+    /** The entries the hold and its end wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 団体の仮押さえKey>(key: K & NoExtra<K, 団体の仮押さえKey>): Promise<Entry[]>;
+    /** The holds of 団体の仮押さえ still held, oldest first. */
+    openHolds(): Promise<OpenHold[]>;
   };
   readonly 催行会社への支払: {
     /** Moves the amounts. */
     do<A extends 催行会社への支払Args>(args: A & NoExtra<A, 催行会社への支払Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends 催行会社への支払Args>(args: A & NoExtra<A, 催行会社への支払Args>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 催行会社への支払Key>(key: K & NoExtra<K, 催行会社への支払Key>): Promise<Entry[]>;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
@@ -175,6 +205,41 @@ export interface Book {
     空き席<A extends 空き席Account>(account: A & NoExtra<A, 空き席Account>): Promise<Balance>;
     催行会社(): Promise<Balance>;
     旅行者(): Promise<Balance>;
+  };
+  /**
+   * Reads a page of an account's entries, oldest first unless the query
+   * says newest; a page holds 100 entries unless the query's limit says
+   * otherwise (at most 1000), and its next is where the following page
+   * starts.
+   */
+  readonly statement: {
+    カード<A extends カードAccount, Q extends StatementQuery>(account: A & NoExtra<A, カードAccount>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    ツアー売上<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    会員の銀行<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    催行会社の口座<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    空き席<A extends 空き席Account, Q extends StatementQuery>(account: A & NoExtra<A, 空き席Account>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    催行会社<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    旅行者<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+  };
+  /** Reads what an account held at a time: after every entry written then or before. */
+  readonly balanceAt: {
+    カード<A extends カードAccount>(account: A & NoExtra<A, カードAccount>, at: Date): Promise<Balance>;
+    ツアー売上(at: Date): Promise<Balance>;
+    会員の銀行(at: Date): Promise<Balance>;
+    催行会社の口座(at: Date): Promise<Balance>;
+    空き席<A extends 空き席Account>(account: A & NoExtra<A, 空き席Account>, at: Date): Promise<Balance>;
+    催行会社(at: Date): Promise<Balance>;
+    旅行者(at: Date): Promise<Balance>;
+  };
+  /** Reads the holds still held that move from or to an account, oldest first. */
+  readonly openHolds: {
+    カード<A extends カードAccount>(account: A & NoExtra<A, カードAccount>): Promise<OpenHold[]>;
+    ツアー売上(): Promise<OpenHold[]>;
+    会員の銀行(): Promise<OpenHold[]>;
+    催行会社の口座(): Promise<OpenHold[]>;
+    空き席<A extends 空き席Account>(account: A & NoExtra<A, 空き席Account>): Promise<OpenHold[]>;
+    催行会社(): Promise<OpenHold[]>;
+    旅行者(): Promise<OpenHold[]>;
   };
   /**
    * Sends many calls, made by the transfers' *Call methods, in as few
@@ -212,6 +277,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))];
         });
       },
+      async entries(key: チャージKey): Promise<Entry[]> {
+        checkArity("チャージ.entries", arguments.length, ["key"]);
+        const k = argsOf("チャージ.entries", "key", key, ["受付番号"]);
+        throw noHistory("チャージ.entries", checkText("チャージ.entries", "受付番号", field(k, "受付番号")));
+      },
     },
     催行日の設定: {
       async do(args: 催行日の設定Args): Promise<Result> {
@@ -226,6 +296,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("催行日の設定.do", "arguments", args, ["ツアー", "day", "定員"]);
           return [checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))];
         });
+      },
+      async entries(key: 催行日の設定Key): Promise<Entry[]> {
+        checkArity("催行日の設定.entries", arguments.length, ["key"]);
+        const k = argsOf("催行日の設定.entries", "key", key, ["ツアー", "day"]);
+        throw noHistory("催行日の設定.entries", checkText("催行日の設定.entries", "ツアー", field(k, "ツアー")), checkText("催行日の設定.entries", "day", field(k, "day")));
       },
     },
     座席予約: {
@@ -292,6 +367,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("座席予約.status", "予約番号", field(k, "予約番号"))];
         });
       },
+      async entries(key: 座席予約Key): Promise<Entry[]> {
+        checkArity("座席予約.entries", arguments.length, ["key"]);
+        const k = argsOf("座席予約.entries", "key", key, ["予約番号"]);
+        throw noHistory("座席予約.entries", checkText("座席予約.entries", "予約番号", field(k, "予約番号")));
+      },
+      async openHolds(): Promise<OpenHold[]> {
+        checkArity("座席予約.openHolds", arguments.length, []);
+        throw noHistory("座席予約.openHolds");
+      },
     },
     団体の仮押さえ: {
       async hold(args: 団体の仮押さえArgs): Promise<Result> {
@@ -357,6 +441,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("団体の仮押さえ.status", "団体", field(k, "団体")), checkText("団体の仮押さえ.status", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.status", "day", field(k, "day"))];
         });
       },
+      async entries(key: 団体の仮押さえKey): Promise<Entry[]> {
+        checkArity("団体の仮押さえ.entries", arguments.length, ["key"]);
+        const k = argsOf("団体の仮押さえ.entries", "key", key, ["団体", "ツアー", "day"]);
+        throw noHistory("団体の仮押さえ.entries", checkText("団体の仮押さえ.entries", "団体", field(k, "団体")), checkText("団体の仮押さえ.entries", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.entries", "day", field(k, "day")));
+      },
+      async openHolds(): Promise<OpenHold[]> {
+        checkArity("団体の仮押さえ.openHolds", arguments.length, []);
+        throw noHistory("団体の仮押さえ.openHolds");
+      },
     },
     催行会社への支払: {
       async do(args: 催行会社への支払Args): Promise<Result> {
@@ -371,6 +464,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("催行会社への支払.do", "arguments", args, ["明細", "額"]);
           return [checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))];
         });
+      },
+      async entries(key: 催行会社への支払Key): Promise<Entry[]> {
+        checkArity("催行会社への支払.entries", arguments.length, ["key"]);
+        const k = argsOf("催行会社への支払.entries", "key", key, ["明細"]);
+        throw noHistory("催行会社への支払.entries", checkText("催行会社への支払.entries", "明細", field(k, "明細")));
       },
     },
     balance: {
@@ -403,6 +501,102 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 旅行者(): Promise<Balance> {
         checkArity("balance.旅行者", arguments.length, []);
         return tb.balance(6, []);
+      },
+    },
+    statement: {
+      async カード(account: カードAccount, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.カード", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.カード", "account", account, ["会員"]);
+        throw noHistory("statement.カード", checkText("statement.カード", "会員", field(a, "会員")), checkQuery("statement.カード", query === undefined ? {} : query, transferNames));
+      },
+      async ツアー売上(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.ツアー売上", arguments.length, ["query?"]);
+        throw noHistory("statement.ツアー売上", checkQuery("statement.ツアー売上", query === undefined ? {} : query, transferNames));
+      },
+      async 会員の銀行(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.会員の銀行", arguments.length, ["query?"]);
+        throw noHistory("statement.会員の銀行", checkQuery("statement.会員の銀行", query === undefined ? {} : query, transferNames));
+      },
+      async 催行会社の口座(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.催行会社の口座", arguments.length, ["query?"]);
+        throw noHistory("statement.催行会社の口座", checkQuery("statement.催行会社の口座", query === undefined ? {} : query, transferNames));
+      },
+      async 空き席(account: 空き席Account, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.空き席", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.空き席", "account", account, ["ツアー", "day"]);
+        throw noHistory("statement.空き席", checkText("statement.空き席", "ツアー", field(a, "ツアー")), checkText("statement.空き席", "day", field(a, "day")), checkQuery("statement.空き席", query === undefined ? {} : query, transferNames));
+      },
+      async 催行会社(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.催行会社", arguments.length, ["query?"]);
+        throw noHistory("statement.催行会社", checkQuery("statement.催行会社", query === undefined ? {} : query, transferNames));
+      },
+      async 旅行者(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.旅行者", arguments.length, ["query?"]);
+        throw noHistory("statement.旅行者", checkQuery("statement.旅行者", query === undefined ? {} : query, transferNames));
+      },
+    },
+    balanceAt: {
+      async カード(account: カードAccount, at: Date): Promise<Balance> {
+        checkArity("balanceAt.カード", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.カード", "account", account, ["会員"]);
+        throw noHistory("balanceAt.カード", checkText("balanceAt.カード", "会員", field(a, "会員")), checkTime("balanceAt.カード", "the time", at));
+      },
+      async ツアー売上(at: Date): Promise<Balance> {
+        checkArity("balanceAt.ツアー売上", arguments.length, ["at"]);
+        throw noHistory("balanceAt.ツアー売上", checkTime("balanceAt.ツアー売上", "the time", at));
+      },
+      async 会員の銀行(at: Date): Promise<Balance> {
+        checkArity("balanceAt.会員の銀行", arguments.length, ["at"]);
+        throw noHistory("balanceAt.会員の銀行", checkTime("balanceAt.会員の銀行", "the time", at));
+      },
+      async 催行会社の口座(at: Date): Promise<Balance> {
+        checkArity("balanceAt.催行会社の口座", arguments.length, ["at"]);
+        throw noHistory("balanceAt.催行会社の口座", checkTime("balanceAt.催行会社の口座", "the time", at));
+      },
+      async 空き席(account: 空き席Account, at: Date): Promise<Balance> {
+        checkArity("balanceAt.空き席", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.空き席", "account", account, ["ツアー", "day"]);
+        throw noHistory("balanceAt.空き席", checkText("balanceAt.空き席", "ツアー", field(a, "ツアー")), checkText("balanceAt.空き席", "day", field(a, "day")), checkTime("balanceAt.空き席", "the time", at));
+      },
+      async 催行会社(at: Date): Promise<Balance> {
+        checkArity("balanceAt.催行会社", arguments.length, ["at"]);
+        throw noHistory("balanceAt.催行会社", checkTime("balanceAt.催行会社", "the time", at));
+      },
+      async 旅行者(at: Date): Promise<Balance> {
+        checkArity("balanceAt.旅行者", arguments.length, ["at"]);
+        throw noHistory("balanceAt.旅行者", checkTime("balanceAt.旅行者", "the time", at));
+      },
+    },
+    openHolds: {
+      async カード(account: カードAccount): Promise<OpenHold[]> {
+        checkArity("openHolds.カード", arguments.length, ["account"]);
+        const a = argsOf("openHolds.カード", "account", account, ["会員"]);
+        throw noHistory("openHolds.カード", checkText("openHolds.カード", "会員", field(a, "会員")));
+      },
+      async ツアー売上(): Promise<OpenHold[]> {
+        checkArity("openHolds.ツアー売上", arguments.length, []);
+        throw noHistory("openHolds.ツアー売上");
+      },
+      async 会員の銀行(): Promise<OpenHold[]> {
+        checkArity("openHolds.会員の銀行", arguments.length, []);
+        throw noHistory("openHolds.会員の銀行");
+      },
+      async 催行会社の口座(): Promise<OpenHold[]> {
+        checkArity("openHolds.催行会社の口座", arguments.length, []);
+        throw noHistory("openHolds.催行会社の口座");
+      },
+      async 空き席(account: 空き席Account): Promise<OpenHold[]> {
+        checkArity("openHolds.空き席", arguments.length, ["account"]);
+        const a = argsOf("openHolds.空き席", "account", account, ["ツアー", "day"]);
+        throw noHistory("openHolds.空き席", checkText("openHolds.空き席", "ツアー", field(a, "ツアー")), checkText("openHolds.空き席", "day", field(a, "day")));
+      },
+      async 催行会社(): Promise<OpenHold[]> {
+        checkArity("openHolds.催行会社", arguments.length, []);
+        throw noHistory("openHolds.催行会社");
+      },
+      async 旅行者(): Promise<OpenHold[]> {
+        checkArity("openHolds.旅行者", arguments.length, []);
+        throw noHistory("openHolds.旅行者");
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
@@ -474,6 +668,9 @@ const definition: Def = {
   ],
 };
 
+/** The transfer kinds a statement's query may name. */
+const transferNames: readonly string[] = definition.transfers.map((t) => t.name);
+
 // ---- chobo's TypeScript runtime: chobo.ts, as the runtime's source has it
 // (runtime/typescript/src/chobo.ts), without its imports.
 
@@ -523,7 +720,8 @@ export type ChoboErrorCode =
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
   | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
   | "CHOBO_NOT_SENT" // no connection could be used: the call never went
-  | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
+  | "CHOBO_UNEXPECTED" // an answer chobo's statements or chains never get
+  | "CHOBO_UNSUPPORTED"; // a read this client cannot make on its backend
 
 /**
  * The exception every failed call of a chobo client throws. `cause` is the
@@ -553,7 +751,7 @@ export const AMOUNT_MAX = (1n << 63n) - 1n;
 export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
 
 /** What one argument of a call is, as its messages name it. */
-export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options" | "query";
 
 /**
  * argsOf returns the object a call's values are read from, or throws when
@@ -592,6 +790,8 @@ function extraMessage(where: string, what: ArgumentKind, name: string, takes: re
       return `the account has ${shown}, which is not a parameter of the account ${op}`;
     case "options":
       return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+    case "query":
+      return `the query has ${shown}, which a statement does not read; it reads ${takes.join(", ")}`;
   }
   return `the arguments have ${shown}, which ${where} does not take`;
 }
@@ -747,6 +947,167 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
     timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+// The history of a ledger, as every client reads it: entries, each one
+// side of one move of one call that took effect, read by account (a
+// statement), by call (the entries of one key) or as the holds still
+// open, and an account's balance at a time. The reference interpreter
+// defines what each read answers.
+
+/** What wrote an entry: an operation, or the expiry of a hold, which no caller asks for. */
+export type EntryOp = "do" | "hold" | "post" | "void" | "expire";
+
+/** One change of one account by one call. */
+export interface Entry {
+  /** The transfer kind of the call. */
+  transfer: string;
+  op: EntryOp;
+  /**
+   * The call's key, in key order, and what it was given, by parameter
+   * name, amounts in the smallest step of their unit as decimal text:
+   * every argument of a do or a hold, the key and the amounts of a post in
+   * part, the key alone for a post in full, a void or an expiry. null
+   * where the backend keeps neither.
+   */
+  key: string[] | null;
+  args: Record<string, string> | null;
+  /** The id of the entry's transfer where the backend has one (TigerBeetle); "" on PostgreSQL. */
+  id: string;
+  /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
+  move: number;
+  out: boolean;
+  /** The account's kind, and its values. */
+  account: string;
+  accountArgs: string[];
+  /** What the entry changed. */
+  posted: bigint;
+  heldIn: bigint;
+  heldOut: bigint;
+  /**
+   * What the account held right after the entry; null for an account
+   * without bounds on PostgreSQL, whose balance is spread over rows that
+   * calls change side by side (balanceAt still answers for it).
+   */
+  after: Balance | null;
+  /** When the entry was written: its call, or for an expiry when the hold was given back. */
+  at: Date;
+  /** Where a statement read after this entry starts: the after of the next query. */
+  cursor: string;
+}
+
+/** Which of an account's entries a statement reads. Every property may be left out. */
+export interface StatementQuery {
+  /** The newest entry first; else the oldest. */
+  newest?: boolean;
+  /** From <= at, at < to; null or left out leaves that side open. */
+  from?: Date | null;
+  to?: Date | null;
+  /** Only the entries of these transfer kinds; empty or left out keeps all. */
+  transfers?: readonly string[];
+  /** The most entries a page holds: 0 or left out is DEFAULT_PAGE, at most MAX_PAGE. */
+  limit?: number;
+  /** The cursor of the last entry read, or the next of the page before: the page starts past it. */
+  after?: string;
+}
+
+/** One page of an account's entries. */
+export interface Statement {
+  entries: Entry[];
+  /**
+   * The cursor to read on from: the last entry's, or the query's after
+   * when the page is empty. Read oldest first, a later page also holds the
+   * entries written since.
+   */
+  next: string;
+  /** Entries the query keeps were left past the page. */
+  more: boolean;
+}
+
+/** A hold still held: not posted, voided or past its deadline. */
+export interface OpenHold {
+  transfer: string;
+  /** The hold's key; null where the backend keeps none, with id then naming the hold's first move. */
+  key: string[] | null;
+  id: string;
+  moves: HoldMove[];
+  created: Date;
+  /** When it expires; null for a kind whose holds never do. */
+  deadline: Date | null;
+}
+
+/** What one move of a hold holds. */
+export interface HoldMove {
+  move: number;
+  /** The account kinds the move leaves and reaches, and their values. */
+  from: string;
+  fromArgs: string[];
+  to: string;
+  toArgs: string[];
+  amount: bigint;
+}
+
+/** Page sizes of a statement. */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+/** A statement's query as checked: what is sent. */
+export interface CheckedQuery {
+  newest: boolean;
+  from: Date | null;
+  to: Date | null;
+  transfers: string[];
+  limit: number;
+  after: string;
+}
+
+const queryProps = ["newest", "from", "to", "transfers", "limit", "after"];
+
+/**
+ * checkQuery reads a statement's query, or throws before anything is
+ * sent: a property it does not know, a value of the wrong type, a
+ * transfer kind not among transfers (the book's), a limit out of range.
+ */
+export function checkQuery(where: string, q: unknown, transfers: readonly string[]): CheckedQuery {
+  const o = argsOf(where, "query", q, queryProps);
+  const newest = field(o, "newest") ?? false;
+  if (typeof newest !== "boolean") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: newest must be a boolean, got ${describe(newest)}`);
+  }
+  const time = (name: string): Date | null => {
+    const v = field(o, name) ?? null;
+    return v === null ? null : checkTime(where, name, v);
+  };
+  const kinds = field(o, "transfers") ?? [];
+  if (!Array.isArray(kinds)) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers must be an array of transfer kinds, got ${describe(kinds)}`);
+  }
+  for (const k of kinds as unknown[]) {
+    if (typeof k !== "string" || !transfers.includes(k)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers holds ${describe(k)}, which is not a transfer kind of the book; it has ${transfers.join(", ")}`);
+    }
+  }
+  const after = field(o, "after") ?? "";
+  if (typeof after !== "string") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: after must be a cursor (a string), got ${describe(after)}`);
+  }
+  return { newest, from: time("from"), to: time("to"), transfers: [...(kinds as string[])], limit: pageLimit(where, field(o, "limit") ?? 0), after };
+}
+
+/** pageLimit is the number of entries a query asks for: 0 is DEFAULT_PAGE; anything but a whole number from 0 to MAX_PAGE throws. */
+export function pageLimit(where: string, limit: unknown): number {
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0 || limit > MAX_PAGE) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a statement's limit is ${describe(limit)}; it is a whole number from 1 to ${MAX_PAGE}, or 0 for ${DEFAULT_PAGE}`);
+  }
+  return limit === 0 ? DEFAULT_PAGE : limit;
+}
+
+/** checkTime returns v when it is a Date that holds a time (not an Invalid Date). */
+export function checkTime(where: string, name: string, v: unknown): Date {
+  if (!(v instanceof Date) || Number.isNaN(v.getTime())) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} must be a Date, got ${v instanceof Date ? "an Invalid Date" : describe(v)}`);
+  }
+  return v;
 }
 
 // ---- chobo's TypeScript runtime: ids.ts, as the runtime's source has it
@@ -1996,5 +2357,16 @@ export class TigerBeetleBook {
     }
     return balanceOf(a.name, found[0]!);
   }
+}
+
+/**
+ * noHistory is what every history read of a TigerBeetle book answers in
+ * this client, once its arguments have been checked (the values, given
+ * after where, are what the checks returned): the reads of a
+ * TigerBeetle ledger are not written in TypeScript yet, and a read that
+ * answered nothing would look like an empty history.
+ */
+export function noHistory(where: string, ..._checked: unknown[]): ChoboError {
+  return new ChoboError("CHOBO_UNSUPPORTED", `${where}: reading history is not in the TypeScript TigerBeetle client yet`);
 }
 

@@ -36,6 +36,11 @@ export interface 売上Args {
   手数料: bigint;
 }
 
+/** Names one call of 売上. */
+export interface 売上Key {
+  注文: string;
+}
+
 /** Names one account of 店の売上. */
 export interface 店の売上Account {
   店: string;
@@ -55,12 +60,37 @@ export interface Book {
     do<A extends 売上Args>(args: A & NoExtra<A, 売上Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends 売上Args>(args: A & NoExtra<A, 売上Args>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 売上Key>(key: K & NoExtra<K, 売上Key>): Promise<Entry[]>;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
     店の売上<A extends 店の売上Account>(account: A & NoExtra<A, 店の売上Account>): Promise<Balance>;
     買い手(): Promise<Balance>;
     手数料収入(): Promise<Balance>;
+  };
+  /**
+   * Reads a page of an account's entries, oldest first unless the query
+   * says newest; a page holds 100 entries unless the query's limit says
+   * otherwise (at most 1000), and its next is where the following page
+   * starts.
+   */
+  readonly statement: {
+    店の売上<A extends 店の売上Account, Q extends StatementQuery>(account: A & NoExtra<A, 店の売上Account>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    買い手<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    手数料収入<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+  };
+  /** Reads what an account held at a time: after every entry written then or before. */
+  readonly balanceAt: {
+    店の売上<A extends 店の売上Account>(account: A & NoExtra<A, 店の売上Account>, at: Date): Promise<Balance>;
+    買い手(at: Date): Promise<Balance>;
+    手数料収入(at: Date): Promise<Balance>;
+  };
+  /** Reads the holds still held that move from or to an account, oldest first. */
+  readonly openHolds: {
+    店の売上<A extends 店の売上Account>(account: A & NoExtra<A, 店の売上Account>): Promise<OpenHold[]>;
+    買い手(): Promise<OpenHold[]>;
+    手数料収入(): Promise<OpenHold[]>;
   };
   /**
    * Sends many calls, made by the transfers' *Call methods, in as few
@@ -98,6 +128,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "代金", field(a, "代金")), checkAmount("売上.do", "手数料", field(a, "手数料"))];
         });
       },
+      async entries(key: 売上Key): Promise<Entry[]> {
+        checkArity("売上.entries", arguments.length, ["key"]);
+        const k = argsOf("売上.entries", "key", key, ["注文"]);
+        throw noHistory("売上.entries", checkText("売上.entries", "注文", field(k, "注文")));
+      },
     },
     balance: {
       async 店の売上(account: 店の売上Account): Promise<Balance> {
@@ -112,6 +147,51 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 手数料収入(): Promise<Balance> {
         checkArity("balance.手数料収入", arguments.length, []);
         return tb.balance(2, []);
+      },
+    },
+    statement: {
+      async 店の売上(account: 店の売上Account, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.店の売上", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.店の売上", "account", account, ["店"]);
+        throw noHistory("statement.店の売上", checkText("statement.店の売上", "店", field(a, "店")), checkQuery("statement.店の売上", query === undefined ? {} : query, transferNames));
+      },
+      async 買い手(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.買い手", arguments.length, ["query?"]);
+        throw noHistory("statement.買い手", checkQuery("statement.買い手", query === undefined ? {} : query, transferNames));
+      },
+      async 手数料収入(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.手数料収入", arguments.length, ["query?"]);
+        throw noHistory("statement.手数料収入", checkQuery("statement.手数料収入", query === undefined ? {} : query, transferNames));
+      },
+    },
+    balanceAt: {
+      async 店の売上(account: 店の売上Account, at: Date): Promise<Balance> {
+        checkArity("balanceAt.店の売上", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.店の売上", "account", account, ["店"]);
+        throw noHistory("balanceAt.店の売上", checkText("balanceAt.店の売上", "店", field(a, "店")), checkTime("balanceAt.店の売上", "the time", at));
+      },
+      async 買い手(at: Date): Promise<Balance> {
+        checkArity("balanceAt.買い手", arguments.length, ["at"]);
+        throw noHistory("balanceAt.買い手", checkTime("balanceAt.買い手", "the time", at));
+      },
+      async 手数料収入(at: Date): Promise<Balance> {
+        checkArity("balanceAt.手数料収入", arguments.length, ["at"]);
+        throw noHistory("balanceAt.手数料収入", checkTime("balanceAt.手数料収入", "the time", at));
+      },
+    },
+    openHolds: {
+      async 店の売上(account: 店の売上Account): Promise<OpenHold[]> {
+        checkArity("openHolds.店の売上", arguments.length, ["account"]);
+        const a = argsOf("openHolds.店の売上", "account", account, ["店"]);
+        throw noHistory("openHolds.店の売上", checkText("openHolds.店の売上", "店", field(a, "店")));
+      },
+      async 買い手(): Promise<OpenHold[]> {
+        checkArity("openHolds.買い手", arguments.length, []);
+        throw noHistory("openHolds.買い手");
+      },
+      async 手数料収入(): Promise<OpenHold[]> {
+        checkArity("openHolds.手数料収入", arguments.length, []);
+        throw noHistory("openHolds.手数料収入");
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
@@ -144,6 +224,9 @@ const definition: Def = {
     },
   ],
 };
+
+/** The transfer kinds a statement's query may name. */
+const transferNames: readonly string[] = definition.transfers.map((t) => t.name);
 
 // ---- chobo's TypeScript runtime: chobo.ts, as the runtime's source has it
 // (runtime/typescript/src/chobo.ts), without its imports.
@@ -194,7 +277,8 @@ export type ChoboErrorCode =
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
   | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
   | "CHOBO_NOT_SENT" // no connection could be used: the call never went
-  | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
+  | "CHOBO_UNEXPECTED" // an answer chobo's statements or chains never get
+  | "CHOBO_UNSUPPORTED"; // a read this client cannot make on its backend
 
 /**
  * The exception every failed call of a chobo client throws. `cause` is the
@@ -224,7 +308,7 @@ export const AMOUNT_MAX = (1n << 63n) - 1n;
 export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
 
 /** What one argument of a call is, as its messages name it. */
-export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options" | "query";
 
 /**
  * argsOf returns the object a call's values are read from, or throws when
@@ -263,6 +347,8 @@ function extraMessage(where: string, what: ArgumentKind, name: string, takes: re
       return `the account has ${shown}, which is not a parameter of the account ${op}`;
     case "options":
       return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+    case "query":
+      return `the query has ${shown}, which a statement does not read; it reads ${takes.join(", ")}`;
   }
   return `the arguments have ${shown}, which ${where} does not take`;
 }
@@ -418,6 +504,167 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
     timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+// The history of a ledger, as every client reads it: entries, each one
+// side of one move of one call that took effect, read by account (a
+// statement), by call (the entries of one key) or as the holds still
+// open, and an account's balance at a time. The reference interpreter
+// defines what each read answers.
+
+/** What wrote an entry: an operation, or the expiry of a hold, which no caller asks for. */
+export type EntryOp = "do" | "hold" | "post" | "void" | "expire";
+
+/** One change of one account by one call. */
+export interface Entry {
+  /** The transfer kind of the call. */
+  transfer: string;
+  op: EntryOp;
+  /**
+   * The call's key, in key order, and what it was given, by parameter
+   * name, amounts in the smallest step of their unit as decimal text:
+   * every argument of a do or a hold, the key and the amounts of a post in
+   * part, the key alone for a post in full, a void or an expiry. null
+   * where the backend keeps neither.
+   */
+  key: string[] | null;
+  args: Record<string, string> | null;
+  /** The id of the entry's transfer where the backend has one (TigerBeetle); "" on PostgreSQL. */
+  id: string;
+  /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
+  move: number;
+  out: boolean;
+  /** The account's kind, and its values. */
+  account: string;
+  accountArgs: string[];
+  /** What the entry changed. */
+  posted: bigint;
+  heldIn: bigint;
+  heldOut: bigint;
+  /**
+   * What the account held right after the entry; null for an account
+   * without bounds on PostgreSQL, whose balance is spread over rows that
+   * calls change side by side (balanceAt still answers for it).
+   */
+  after: Balance | null;
+  /** When the entry was written: its call, or for an expiry when the hold was given back. */
+  at: Date;
+  /** Where a statement read after this entry starts: the after of the next query. */
+  cursor: string;
+}
+
+/** Which of an account's entries a statement reads. Every property may be left out. */
+export interface StatementQuery {
+  /** The newest entry first; else the oldest. */
+  newest?: boolean;
+  /** From <= at, at < to; null or left out leaves that side open. */
+  from?: Date | null;
+  to?: Date | null;
+  /** Only the entries of these transfer kinds; empty or left out keeps all. */
+  transfers?: readonly string[];
+  /** The most entries a page holds: 0 or left out is DEFAULT_PAGE, at most MAX_PAGE. */
+  limit?: number;
+  /** The cursor of the last entry read, or the next of the page before: the page starts past it. */
+  after?: string;
+}
+
+/** One page of an account's entries. */
+export interface Statement {
+  entries: Entry[];
+  /**
+   * The cursor to read on from: the last entry's, or the query's after
+   * when the page is empty. Read oldest first, a later page also holds the
+   * entries written since.
+   */
+  next: string;
+  /** Entries the query keeps were left past the page. */
+  more: boolean;
+}
+
+/** A hold still held: not posted, voided or past its deadline. */
+export interface OpenHold {
+  transfer: string;
+  /** The hold's key; null where the backend keeps none, with id then naming the hold's first move. */
+  key: string[] | null;
+  id: string;
+  moves: HoldMove[];
+  created: Date;
+  /** When it expires; null for a kind whose holds never do. */
+  deadline: Date | null;
+}
+
+/** What one move of a hold holds. */
+export interface HoldMove {
+  move: number;
+  /** The account kinds the move leaves and reaches, and their values. */
+  from: string;
+  fromArgs: string[];
+  to: string;
+  toArgs: string[];
+  amount: bigint;
+}
+
+/** Page sizes of a statement. */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+/** A statement's query as checked: what is sent. */
+export interface CheckedQuery {
+  newest: boolean;
+  from: Date | null;
+  to: Date | null;
+  transfers: string[];
+  limit: number;
+  after: string;
+}
+
+const queryProps = ["newest", "from", "to", "transfers", "limit", "after"];
+
+/**
+ * checkQuery reads a statement's query, or throws before anything is
+ * sent: a property it does not know, a value of the wrong type, a
+ * transfer kind not among transfers (the book's), a limit out of range.
+ */
+export function checkQuery(where: string, q: unknown, transfers: readonly string[]): CheckedQuery {
+  const o = argsOf(where, "query", q, queryProps);
+  const newest = field(o, "newest") ?? false;
+  if (typeof newest !== "boolean") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: newest must be a boolean, got ${describe(newest)}`);
+  }
+  const time = (name: string): Date | null => {
+    const v = field(o, name) ?? null;
+    return v === null ? null : checkTime(where, name, v);
+  };
+  const kinds = field(o, "transfers") ?? [];
+  if (!Array.isArray(kinds)) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers must be an array of transfer kinds, got ${describe(kinds)}`);
+  }
+  for (const k of kinds as unknown[]) {
+    if (typeof k !== "string" || !transfers.includes(k)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers holds ${describe(k)}, which is not a transfer kind of the book; it has ${transfers.join(", ")}`);
+    }
+  }
+  const after = field(o, "after") ?? "";
+  if (typeof after !== "string") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: after must be a cursor (a string), got ${describe(after)}`);
+  }
+  return { newest, from: time("from"), to: time("to"), transfers: [...(kinds as string[])], limit: pageLimit(where, field(o, "limit") ?? 0), after };
+}
+
+/** pageLimit is the number of entries a query asks for: 0 is DEFAULT_PAGE; anything but a whole number from 0 to MAX_PAGE throws. */
+export function pageLimit(where: string, limit: unknown): number {
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0 || limit > MAX_PAGE) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a statement's limit is ${describe(limit)}; it is a whole number from 1 to ${MAX_PAGE}, or 0 for ${DEFAULT_PAGE}`);
+  }
+  return limit === 0 ? DEFAULT_PAGE : limit;
+}
+
+/** checkTime returns v when it is a Date that holds a time (not an Invalid Date). */
+export function checkTime(where: string, name: string, v: unknown): Date {
+  if (!(v instanceof Date) || Number.isNaN(v.getTime())) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} must be a Date, got ${v instanceof Date ? "an Invalid Date" : describe(v)}`);
+  }
+  return v;
 }
 
 // ---- chobo's TypeScript runtime: ids.ts, as the runtime's source has it
@@ -1667,5 +1914,16 @@ export class TigerBeetleBook {
     }
     return balanceOf(a.name, found[0]!);
   }
+}
+
+/**
+ * noHistory is what every history read of a TigerBeetle book answers in
+ * this client, once its arguments have been checked (the values, given
+ * after where, are what the checks returned): the reads of a
+ * TigerBeetle ledger are not written in TypeScript yet, and a read that
+ * answered nothing would look like an empty history.
+ */
+export function noHistory(where: string, ..._checked: unknown[]): ChoboError {
+  return new ChoboError("CHOBO_UNSUPPORTED", `${where}: reading history is not in the TypeScript TigerBeetle client yet`);
 }
 

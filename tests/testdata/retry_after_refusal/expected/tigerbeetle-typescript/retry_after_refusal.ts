@@ -39,10 +39,20 @@ export interface StockArgs {
   qty: bigint;
 }
 
+/** Names one call of stock. */
+export interface StockKey {
+  delivery: string;
+}
+
 /** The arguments of restock_spare. */
 export interface RestockSpareArgs {
   delivery: string;
   qty: bigint;
+}
+
+/** Names one call of restock_spare. */
+export interface RestockSpareKey {
+  delivery: string;
 }
 
 /** The arguments of ship. */
@@ -51,6 +61,11 @@ export interface ShipArgs {
   sku: string;
   qty: bigint;
   extra: bigint;
+}
+
+/** Names one call of ship. */
+export interface ShipKey {
+  order: string;
 }
 
 /** The arguments of reserve. */
@@ -80,6 +95,11 @@ export interface LendArgs {
   extra: bigint;
 }
 
+/** Names one call of lend. */
+export interface LendKey {
+  loan: string;
+}
+
 /** The arguments of park. */
 export interface ParkArgs {
   ticket: string;
@@ -104,6 +124,11 @@ export interface ClearBinArgs {
   ticket: string;
   sku: string;
   qty: bigint;
+}
+
+/** Names one call of clear_bin. */
+export interface ClearBinKey {
+  ticket: string;
 }
 
 /** Names one account of shelf. */
@@ -139,18 +164,24 @@ export interface Book {
     do<A extends StockArgs>(args: A & NoExtra<A, StockArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends StockArgs>(args: A & NoExtra<A, StockArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends StockKey>(key: K & NoExtra<K, StockKey>): Promise<Entry[]>;
   };
   readonly restock_spare: {
     /** Moves the amounts. */
     do<A extends RestockSpareArgs>(args: A & NoExtra<A, RestockSpareArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends RestockSpareArgs>(args: A & NoExtra<A, RestockSpareArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends RestockSpareKey>(key: K & NoExtra<K, RestockSpareKey>): Promise<Entry[]>;
   };
   readonly ship: {
     /** Moves the amounts. */
     do<A extends ShipArgs>(args: A & NoExtra<A, ShipArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends ShipArgs>(args: A & NoExtra<A, ShipArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends ShipKey>(key: K & NoExtra<K, ShipKey>): Promise<Entry[]>;
   };
   readonly reserve: {
     /** Holds the amounts; post or void ends the hold. */
@@ -169,12 +200,18 @@ export interface Book {
     voidCall<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
     statusCall<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): TbCall;
+    /** The entries the hold and its end wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): Promise<Entry[]>;
+    /** The holds of reserve still held, oldest first. */
+    openHolds(): Promise<OpenHold[]>;
   };
   readonly lend: {
     /** Moves the amounts. */
     do<A extends LendArgs>(args: A & NoExtra<A, LendArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends LendArgs>(args: A & NoExtra<A, LendArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends LendKey>(key: K & NoExtra<K, LendKey>): Promise<Entry[]>;
   };
   readonly park: {
     /** Holds the amounts; post or void ends the hold. */
@@ -193,12 +230,18 @@ export interface Book {
     voidCall<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
     statusCall<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): TbCall;
+    /** The entries the hold and its end wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): Promise<Entry[]>;
+    /** The holds of park still held, oldest first. */
+    openHolds(): Promise<OpenHold[]>;
   };
   readonly clear_bin: {
     /** Moves the amounts. */
     do<A extends ClearBinArgs>(args: A & NoExtra<A, ClearBinArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends ClearBinArgs>(args: A & NoExtra<A, ClearBinArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends ClearBinKey>(key: K & NoExtra<K, ClearBinKey>): Promise<Entry[]>;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
@@ -208,6 +251,38 @@ export interface Book {
     credit<A extends CreditAccount>(account: A & NoExtra<A, CreditAccount>): Promise<Balance>;
     bin<A extends BinAccount>(account: A & NoExtra<A, BinAccount>): Promise<Balance>;
     world(): Promise<Balance>;
+  };
+  /**
+   * Reads a page of an account's entries, oldest first unless the query
+   * says newest; a page holds 100 entries unless the query's limit says
+   * otherwise (at most 1000), and its next is where the following page
+   * starts.
+   */
+  readonly statement: {
+    shelf<A extends ShelfAccount, Q extends StatementQuery>(account: A & NoExtra<A, ShelfAccount>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    spare<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    safety<A extends SafetyAccount, Q extends StatementQuery>(account: A & NoExtra<A, SafetyAccount>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    credit<A extends CreditAccount, Q extends StatementQuery>(account: A & NoExtra<A, CreditAccount>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    bin<A extends BinAccount, Q extends StatementQuery>(account: A & NoExtra<A, BinAccount>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    world<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+  };
+  /** Reads what an account held at a time: after every entry written then or before. */
+  readonly balanceAt: {
+    shelf<A extends ShelfAccount>(account: A & NoExtra<A, ShelfAccount>, at: Date): Promise<Balance>;
+    spare(at: Date): Promise<Balance>;
+    safety<A extends SafetyAccount>(account: A & NoExtra<A, SafetyAccount>, at: Date): Promise<Balance>;
+    credit<A extends CreditAccount>(account: A & NoExtra<A, CreditAccount>, at: Date): Promise<Balance>;
+    bin<A extends BinAccount>(account: A & NoExtra<A, BinAccount>, at: Date): Promise<Balance>;
+    world(at: Date): Promise<Balance>;
+  };
+  /** Reads the holds still held that move from or to an account, oldest first. */
+  readonly openHolds: {
+    shelf<A extends ShelfAccount>(account: A & NoExtra<A, ShelfAccount>): Promise<OpenHold[]>;
+    spare(): Promise<OpenHold[]>;
+    safety<A extends SafetyAccount>(account: A & NoExtra<A, SafetyAccount>): Promise<OpenHold[]>;
+    credit<A extends CreditAccount>(account: A & NoExtra<A, CreditAccount>): Promise<OpenHold[]>;
+    bin<A extends BinAccount>(account: A & NoExtra<A, BinAccount>): Promise<OpenHold[]>;
+    world(): Promise<OpenHold[]>;
   };
   /**
    * Sends many calls, made by the transfers' *Call methods, in as few
@@ -245,6 +320,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))];
         });
       },
+      async entries(key: StockKey): Promise<Entry[]> {
+        checkArity("stock.entries", arguments.length, ["key"]);
+        const k = argsOf("stock.entries", "key", key, ["delivery"]);
+        throw noHistory("stock.entries", checkText("stock.entries", "delivery", field(k, "delivery")));
+      },
     },
     restock_spare: {
       async do(args: RestockSpareArgs): Promise<Result> {
@@ -260,6 +340,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))];
         });
       },
+      async entries(key: RestockSpareKey): Promise<Entry[]> {
+        checkArity("restock_spare.entries", arguments.length, ["key"]);
+        const k = argsOf("restock_spare.entries", "key", key, ["delivery"]);
+        throw noHistory("restock_spare.entries", checkText("restock_spare.entries", "delivery", field(k, "delivery")));
+      },
     },
     ship: {
       async do(args: ShipArgs): Promise<Result> {
@@ -274,6 +359,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty", "extra"]);
           return [checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))];
         });
+      },
+      async entries(key: ShipKey): Promise<Entry[]> {
+        checkArity("ship.entries", arguments.length, ["key"]);
+        const k = argsOf("ship.entries", "key", key, ["order"]);
+        throw noHistory("ship.entries", checkText("ship.entries", "order", field(k, "order")));
       },
     },
     reserve: {
@@ -340,6 +430,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("reserve.status", "order", field(k, "order"))];
         });
       },
+      async entries(key: ReserveKey): Promise<Entry[]> {
+        checkArity("reserve.entries", arguments.length, ["key"]);
+        const k = argsOf("reserve.entries", "key", key, ["order"]);
+        throw noHistory("reserve.entries", checkText("reserve.entries", "order", field(k, "order")));
+      },
+      async openHolds(): Promise<OpenHold[]> {
+        checkArity("reserve.openHolds", arguments.length, []);
+        throw noHistory("reserve.openHolds");
+      },
     },
     lend: {
       async do(args: LendArgs): Promise<Result> {
@@ -354,6 +453,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("lend.do", "arguments", args, ["loan", "member", "qty", "extra"]);
           return [checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))];
         });
+      },
+      async entries(key: LendKey): Promise<Entry[]> {
+        checkArity("lend.entries", arguments.length, ["key"]);
+        const k = argsOf("lend.entries", "key", key, ["loan"]);
+        throw noHistory("lend.entries", checkText("lend.entries", "loan", field(k, "loan")));
       },
     },
     park: {
@@ -420,6 +524,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("park.status", "ticket", field(k, "ticket"))];
         });
       },
+      async entries(key: ParkKey): Promise<Entry[]> {
+        checkArity("park.entries", arguments.length, ["key"]);
+        const k = argsOf("park.entries", "key", key, ["ticket"]);
+        throw noHistory("park.entries", checkText("park.entries", "ticket", field(k, "ticket")));
+      },
+      async openHolds(): Promise<OpenHold[]> {
+        checkArity("park.openHolds", arguments.length, []);
+        throw noHistory("park.openHolds");
+      },
     },
     clear_bin: {
       async do(args: ClearBinArgs): Promise<Result> {
@@ -434,6 +547,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("clear_bin.do", "arguments", args, ["ticket", "sku", "qty"]);
           return [checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))];
         });
+      },
+      async entries(key: ClearBinKey): Promise<Entry[]> {
+        checkArity("clear_bin.entries", arguments.length, ["key"]);
+        const k = argsOf("clear_bin.entries", "key", key, ["ticket"]);
+        throw noHistory("clear_bin.entries", checkText("clear_bin.entries", "ticket", field(k, "ticket")));
       },
     },
     balance: {
@@ -464,6 +582,96 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async world(): Promise<Balance> {
         checkArity("balance.world", arguments.length, []);
         return tb.balance(5, []);
+      },
+    },
+    statement: {
+      async shelf(account: ShelfAccount, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.shelf", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.shelf", "account", account, ["sku"]);
+        throw noHistory("statement.shelf", checkText("statement.shelf", "sku", field(a, "sku")), checkQuery("statement.shelf", query === undefined ? {} : query, transferNames));
+      },
+      async spare(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.spare", arguments.length, ["query?"]);
+        throw noHistory("statement.spare", checkQuery("statement.spare", query === undefined ? {} : query, transferNames));
+      },
+      async safety(account: SafetyAccount, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.safety", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.safety", "account", account, ["sku"]);
+        throw noHistory("statement.safety", checkText("statement.safety", "sku", field(a, "sku")), checkQuery("statement.safety", query === undefined ? {} : query, transferNames));
+      },
+      async credit(account: CreditAccount, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.credit", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.credit", "account", account, ["member"]);
+        throw noHistory("statement.credit", checkText("statement.credit", "member", field(a, "member")), checkQuery("statement.credit", query === undefined ? {} : query, transferNames));
+      },
+      async bin(account: BinAccount, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.bin", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.bin", "account", account, ["sku"]);
+        throw noHistory("statement.bin", checkText("statement.bin", "sku", field(a, "sku")), checkQuery("statement.bin", query === undefined ? {} : query, transferNames));
+      },
+      async world(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.world", arguments.length, ["query?"]);
+        throw noHistory("statement.world", checkQuery("statement.world", query === undefined ? {} : query, transferNames));
+      },
+    },
+    balanceAt: {
+      async shelf(account: ShelfAccount, at: Date): Promise<Balance> {
+        checkArity("balanceAt.shelf", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.shelf", "account", account, ["sku"]);
+        throw noHistory("balanceAt.shelf", checkText("balanceAt.shelf", "sku", field(a, "sku")), checkTime("balanceAt.shelf", "the time", at));
+      },
+      async spare(at: Date): Promise<Balance> {
+        checkArity("balanceAt.spare", arguments.length, ["at"]);
+        throw noHistory("balanceAt.spare", checkTime("balanceAt.spare", "the time", at));
+      },
+      async safety(account: SafetyAccount, at: Date): Promise<Balance> {
+        checkArity("balanceAt.safety", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.safety", "account", account, ["sku"]);
+        throw noHistory("balanceAt.safety", checkText("balanceAt.safety", "sku", field(a, "sku")), checkTime("balanceAt.safety", "the time", at));
+      },
+      async credit(account: CreditAccount, at: Date): Promise<Balance> {
+        checkArity("balanceAt.credit", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.credit", "account", account, ["member"]);
+        throw noHistory("balanceAt.credit", checkText("balanceAt.credit", "member", field(a, "member")), checkTime("balanceAt.credit", "the time", at));
+      },
+      async bin(account: BinAccount, at: Date): Promise<Balance> {
+        checkArity("balanceAt.bin", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.bin", "account", account, ["sku"]);
+        throw noHistory("balanceAt.bin", checkText("balanceAt.bin", "sku", field(a, "sku")), checkTime("balanceAt.bin", "the time", at));
+      },
+      async world(at: Date): Promise<Balance> {
+        checkArity("balanceAt.world", arguments.length, ["at"]);
+        throw noHistory("balanceAt.world", checkTime("balanceAt.world", "the time", at));
+      },
+    },
+    openHolds: {
+      async shelf(account: ShelfAccount): Promise<OpenHold[]> {
+        checkArity("openHolds.shelf", arguments.length, ["account"]);
+        const a = argsOf("openHolds.shelf", "account", account, ["sku"]);
+        throw noHistory("openHolds.shelf", checkText("openHolds.shelf", "sku", field(a, "sku")));
+      },
+      async spare(): Promise<OpenHold[]> {
+        checkArity("openHolds.spare", arguments.length, []);
+        throw noHistory("openHolds.spare");
+      },
+      async safety(account: SafetyAccount): Promise<OpenHold[]> {
+        checkArity("openHolds.safety", arguments.length, ["account"]);
+        const a = argsOf("openHolds.safety", "account", account, ["sku"]);
+        throw noHistory("openHolds.safety", checkText("openHolds.safety", "sku", field(a, "sku")));
+      },
+      async credit(account: CreditAccount): Promise<OpenHold[]> {
+        checkArity("openHolds.credit", arguments.length, ["account"]);
+        const a = argsOf("openHolds.credit", "account", account, ["member"]);
+        throw noHistory("openHolds.credit", checkText("openHolds.credit", "member", field(a, "member")));
+      },
+      async bin(account: BinAccount): Promise<OpenHold[]> {
+        checkArity("openHolds.bin", arguments.length, ["account"]);
+        const a = argsOf("openHolds.bin", "account", account, ["sku"]);
+        throw noHistory("openHolds.bin", checkText("openHolds.bin", "sku", field(a, "sku")));
+      },
+      async world(): Promise<OpenHold[]> {
+        checkArity("openHolds.world", arguments.length, []);
+        throw noHistory("openHolds.world");
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
@@ -552,6 +760,9 @@ const definition: Def = {
   ],
 };
 
+/** The transfer kinds a statement's query may name. */
+const transferNames: readonly string[] = definition.transfers.map((t) => t.name);
+
 // ---- chobo's TypeScript runtime: chobo.ts, as the runtime's source has it
 // (runtime/typescript/src/chobo.ts), without its imports.
 
@@ -601,7 +812,8 @@ export type ChoboErrorCode =
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
   | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
   | "CHOBO_NOT_SENT" // no connection could be used: the call never went
-  | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
+  | "CHOBO_UNEXPECTED" // an answer chobo's statements or chains never get
+  | "CHOBO_UNSUPPORTED"; // a read this client cannot make on its backend
 
 /**
  * The exception every failed call of a chobo client throws. `cause` is the
@@ -631,7 +843,7 @@ export const AMOUNT_MAX = (1n << 63n) - 1n;
 export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
 
 /** What one argument of a call is, as its messages name it. */
-export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options" | "query";
 
 /**
  * argsOf returns the object a call's values are read from, or throws when
@@ -670,6 +882,8 @@ function extraMessage(where: string, what: ArgumentKind, name: string, takes: re
       return `the account has ${shown}, which is not a parameter of the account ${op}`;
     case "options":
       return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+    case "query":
+      return `the query has ${shown}, which a statement does not read; it reads ${takes.join(", ")}`;
   }
   return `the arguments have ${shown}, which ${where} does not take`;
 }
@@ -825,6 +1039,167 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
     timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+// The history of a ledger, as every client reads it: entries, each one
+// side of one move of one call that took effect, read by account (a
+// statement), by call (the entries of one key) or as the holds still
+// open, and an account's balance at a time. The reference interpreter
+// defines what each read answers.
+
+/** What wrote an entry: an operation, or the expiry of a hold, which no caller asks for. */
+export type EntryOp = "do" | "hold" | "post" | "void" | "expire";
+
+/** One change of one account by one call. */
+export interface Entry {
+  /** The transfer kind of the call. */
+  transfer: string;
+  op: EntryOp;
+  /**
+   * The call's key, in key order, and what it was given, by parameter
+   * name, amounts in the smallest step of their unit as decimal text:
+   * every argument of a do or a hold, the key and the amounts of a post in
+   * part, the key alone for a post in full, a void or an expiry. null
+   * where the backend keeps neither.
+   */
+  key: string[] | null;
+  args: Record<string, string> | null;
+  /** The id of the entry's transfer where the backend has one (TigerBeetle); "" on PostgreSQL. */
+  id: string;
+  /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
+  move: number;
+  out: boolean;
+  /** The account's kind, and its values. */
+  account: string;
+  accountArgs: string[];
+  /** What the entry changed. */
+  posted: bigint;
+  heldIn: bigint;
+  heldOut: bigint;
+  /**
+   * What the account held right after the entry; null for an account
+   * without bounds on PostgreSQL, whose balance is spread over rows that
+   * calls change side by side (balanceAt still answers for it).
+   */
+  after: Balance | null;
+  /** When the entry was written: its call, or for an expiry when the hold was given back. */
+  at: Date;
+  /** Where a statement read after this entry starts: the after of the next query. */
+  cursor: string;
+}
+
+/** Which of an account's entries a statement reads. Every property may be left out. */
+export interface StatementQuery {
+  /** The newest entry first; else the oldest. */
+  newest?: boolean;
+  /** From <= at, at < to; null or left out leaves that side open. */
+  from?: Date | null;
+  to?: Date | null;
+  /** Only the entries of these transfer kinds; empty or left out keeps all. */
+  transfers?: readonly string[];
+  /** The most entries a page holds: 0 or left out is DEFAULT_PAGE, at most MAX_PAGE. */
+  limit?: number;
+  /** The cursor of the last entry read, or the next of the page before: the page starts past it. */
+  after?: string;
+}
+
+/** One page of an account's entries. */
+export interface Statement {
+  entries: Entry[];
+  /**
+   * The cursor to read on from: the last entry's, or the query's after
+   * when the page is empty. Read oldest first, a later page also holds the
+   * entries written since.
+   */
+  next: string;
+  /** Entries the query keeps were left past the page. */
+  more: boolean;
+}
+
+/** A hold still held: not posted, voided or past its deadline. */
+export interface OpenHold {
+  transfer: string;
+  /** The hold's key; null where the backend keeps none, with id then naming the hold's first move. */
+  key: string[] | null;
+  id: string;
+  moves: HoldMove[];
+  created: Date;
+  /** When it expires; null for a kind whose holds never do. */
+  deadline: Date | null;
+}
+
+/** What one move of a hold holds. */
+export interface HoldMove {
+  move: number;
+  /** The account kinds the move leaves and reaches, and their values. */
+  from: string;
+  fromArgs: string[];
+  to: string;
+  toArgs: string[];
+  amount: bigint;
+}
+
+/** Page sizes of a statement. */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+/** A statement's query as checked: what is sent. */
+export interface CheckedQuery {
+  newest: boolean;
+  from: Date | null;
+  to: Date | null;
+  transfers: string[];
+  limit: number;
+  after: string;
+}
+
+const queryProps = ["newest", "from", "to", "transfers", "limit", "after"];
+
+/**
+ * checkQuery reads a statement's query, or throws before anything is
+ * sent: a property it does not know, a value of the wrong type, a
+ * transfer kind not among transfers (the book's), a limit out of range.
+ */
+export function checkQuery(where: string, q: unknown, transfers: readonly string[]): CheckedQuery {
+  const o = argsOf(where, "query", q, queryProps);
+  const newest = field(o, "newest") ?? false;
+  if (typeof newest !== "boolean") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: newest must be a boolean, got ${describe(newest)}`);
+  }
+  const time = (name: string): Date | null => {
+    const v = field(o, name) ?? null;
+    return v === null ? null : checkTime(where, name, v);
+  };
+  const kinds = field(o, "transfers") ?? [];
+  if (!Array.isArray(kinds)) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers must be an array of transfer kinds, got ${describe(kinds)}`);
+  }
+  for (const k of kinds as unknown[]) {
+    if (typeof k !== "string" || !transfers.includes(k)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers holds ${describe(k)}, which is not a transfer kind of the book; it has ${transfers.join(", ")}`);
+    }
+  }
+  const after = field(o, "after") ?? "";
+  if (typeof after !== "string") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: after must be a cursor (a string), got ${describe(after)}`);
+  }
+  return { newest, from: time("from"), to: time("to"), transfers: [...(kinds as string[])], limit: pageLimit(where, field(o, "limit") ?? 0), after };
+}
+
+/** pageLimit is the number of entries a query asks for: 0 is DEFAULT_PAGE; anything but a whole number from 0 to MAX_PAGE throws. */
+export function pageLimit(where: string, limit: unknown): number {
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0 || limit > MAX_PAGE) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a statement's limit is ${describe(limit)}; it is a whole number from 1 to ${MAX_PAGE}, or 0 for ${DEFAULT_PAGE}`);
+  }
+  return limit === 0 ? DEFAULT_PAGE : limit;
+}
+
+/** checkTime returns v when it is a Date that holds a time (not an Invalid Date). */
+export function checkTime(where: string, name: string, v: unknown): Date {
+  if (!(v instanceof Date) || Number.isNaN(v.getTime())) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} must be a Date, got ${v instanceof Date ? "an Invalid Date" : describe(v)}`);
+  }
+  return v;
 }
 
 // ---- chobo's TypeScript runtime: ids.ts, as the runtime's source has it
@@ -2074,5 +2449,16 @@ export class TigerBeetleBook {
     }
     return balanceOf(a.name, found[0]!);
   }
+}
+
+/**
+ * noHistory is what every history read of a TigerBeetle book answers in
+ * this client, once its arguments have been checked (the values, given
+ * after where, are what the checks returned): the reads of a
+ * TigerBeetle ledger are not written in TypeScript yet, and a read that
+ * answered nothing would look like an empty history.
+ */
+export function noHistory(where: string, ..._checked: unknown[]): ChoboError {
+  return new ChoboError("CHOBO_UNSUPPORTED", `${where}: reading history is not in the TypeScript TigerBeetle client yet`);
 }
 

@@ -39,10 +39,20 @@ export interface 入荷Args {
   数: bigint;
 }
 
+/** Names one call of 入荷. */
+export interface 入荷Key {
+  納品書: string;
+}
+
 /** The arguments of 予備入荷. */
 export interface 予備入荷Args {
   納品書: string;
   数: bigint;
+}
+
+/** Names one call of 予備入荷. */
+export interface 予備入荷Key {
+  納品書: string;
 }
 
 /** The arguments of 出荷. */
@@ -51,6 +61,11 @@ export interface 出荷Args {
   品番: string;
   数: bigint;
   追加: bigint;
+}
+
+/** Names one call of 出荷. */
+export interface 出荷Key {
+  注文: string;
 }
 
 /** The arguments of 引当. */
@@ -80,6 +95,11 @@ export interface 貸出Args {
   追加: bigint;
 }
 
+/** Names one call of 貸出. */
+export interface 貸出Key {
+  貸出番号: string;
+}
+
 /** The arguments of 預け. */
 export interface 預けArgs {
   預り番号: string;
@@ -104,6 +124,11 @@ export interface 片付けArgs {
   預り番号: string;
   品番: string;
   数: bigint;
+}
+
+/** Names one call of 片付け. */
+export interface 片付けKey {
+  預り番号: string;
 }
 
 /** Names one account of 棚. */
@@ -139,18 +164,24 @@ export interface Book {
     do<A extends 入荷Args>(args: A & NoExtra<A, 入荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends 入荷Args>(args: A & NoExtra<A, 入荷Args>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 入荷Key>(key: K & NoExtra<K, 入荷Key>): Promise<Entry[]>;
   };
   readonly 予備入荷: {
     /** Moves the amounts. */
     do<A extends 予備入荷Args>(args: A & NoExtra<A, 予備入荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends 予備入荷Args>(args: A & NoExtra<A, 予備入荷Args>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 予備入荷Key>(key: K & NoExtra<K, 予備入荷Key>): Promise<Entry[]>;
   };
   readonly 出荷: {
     /** Moves the amounts. */
     do<A extends 出荷Args>(args: A & NoExtra<A, 出荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends 出荷Args>(args: A & NoExtra<A, 出荷Args>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 出荷Key>(key: K & NoExtra<K, 出荷Key>): Promise<Entry[]>;
   };
   readonly 引当: {
     /** Holds the amounts; post or void ends the hold. */
@@ -169,12 +200,18 @@ export interface Book {
     voidCall<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
     statusCall<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): TbCall;
+    /** The entries the hold and its end wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): Promise<Entry[]>;
+    /** The holds of 引当 still held, oldest first. */
+    openHolds(): Promise<OpenHold[]>;
   };
   readonly 貸出: {
     /** Moves the amounts. */
     do<A extends 貸出Args>(args: A & NoExtra<A, 貸出Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends 貸出Args>(args: A & NoExtra<A, 貸出Args>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 貸出Key>(key: K & NoExtra<K, 貸出Key>): Promise<Entry[]>;
   };
   readonly 預け: {
     /** Holds the amounts; post or void ends the hold. */
@@ -193,12 +230,18 @@ export interface Book {
     voidCall<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
     statusCall<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): TbCall;
+    /** The entries the hold and its end wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): Promise<Entry[]>;
+    /** The holds of 預け still held, oldest first. */
+    openHolds(): Promise<OpenHold[]>;
   };
   readonly 片付け: {
     /** Moves the amounts. */
     do<A extends 片付けArgs>(args: A & NoExtra<A, 片付けArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends 片付けArgs>(args: A & NoExtra<A, 片付けArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 片付けKey>(key: K & NoExtra<K, 片付けKey>): Promise<Entry[]>;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
@@ -208,6 +251,38 @@ export interface Book {
     貸出枠<A extends 貸出枠Account>(account: A & NoExtra<A, 貸出枠Account>): Promise<Balance>;
     置き場<A extends 置き場Account>(account: A & NoExtra<A, 置き場Account>): Promise<Balance>;
     外(): Promise<Balance>;
+  };
+  /**
+   * Reads a page of an account's entries, oldest first unless the query
+   * says newest; a page holds 100 entries unless the query's limit says
+   * otherwise (at most 1000), and its next is where the following page
+   * starts.
+   */
+  readonly statement: {
+    棚<A extends 棚Account, Q extends StatementQuery>(account: A & NoExtra<A, 棚Account>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    予備<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    安全在庫<A extends 安全在庫Account, Q extends StatementQuery>(account: A & NoExtra<A, 安全在庫Account>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    貸出枠<A extends 貸出枠Account, Q extends StatementQuery>(account: A & NoExtra<A, 貸出枠Account>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    置き場<A extends 置き場Account, Q extends StatementQuery>(account: A & NoExtra<A, 置き場Account>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    外<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+  };
+  /** Reads what an account held at a time: after every entry written then or before. */
+  readonly balanceAt: {
+    棚<A extends 棚Account>(account: A & NoExtra<A, 棚Account>, at: Date): Promise<Balance>;
+    予備(at: Date): Promise<Balance>;
+    安全在庫<A extends 安全在庫Account>(account: A & NoExtra<A, 安全在庫Account>, at: Date): Promise<Balance>;
+    貸出枠<A extends 貸出枠Account>(account: A & NoExtra<A, 貸出枠Account>, at: Date): Promise<Balance>;
+    置き場<A extends 置き場Account>(account: A & NoExtra<A, 置き場Account>, at: Date): Promise<Balance>;
+    外(at: Date): Promise<Balance>;
+  };
+  /** Reads the holds still held that move from or to an account, oldest first. */
+  readonly openHolds: {
+    棚<A extends 棚Account>(account: A & NoExtra<A, 棚Account>): Promise<OpenHold[]>;
+    予備(): Promise<OpenHold[]>;
+    安全在庫<A extends 安全在庫Account>(account: A & NoExtra<A, 安全在庫Account>): Promise<OpenHold[]>;
+    貸出枠<A extends 貸出枠Account>(account: A & NoExtra<A, 貸出枠Account>): Promise<OpenHold[]>;
+    置き場<A extends 置き場Account>(account: A & NoExtra<A, 置き場Account>): Promise<OpenHold[]>;
+    外(): Promise<OpenHold[]>;
   };
   /**
    * Sends many calls, made by the transfers' *Call methods, in as few
@@ -245,6 +320,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
       },
+      async entries(key: 入荷Key): Promise<Entry[]> {
+        checkArity("入荷.entries", arguments.length, ["key"]);
+        const k = argsOf("入荷.entries", "key", key, ["納品書"]);
+        throw noHistory("入荷.entries", checkText("入荷.entries", "納品書", field(k, "納品書")));
+      },
     },
     予備入荷: {
       async do(args: 予備入荷Args): Promise<Result> {
@@ -260,6 +340,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))];
         });
       },
+      async entries(key: 予備入荷Key): Promise<Entry[]> {
+        checkArity("予備入荷.entries", arguments.length, ["key"]);
+        const k = argsOf("予備入荷.entries", "key", key, ["納品書"]);
+        throw noHistory("予備入荷.entries", checkText("予備入荷.entries", "納品書", field(k, "納品書")));
+      },
     },
     出荷: {
       async do(args: 出荷Args): Promise<Result> {
@@ -274,6 +359,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("出荷.do", "arguments", args, ["注文", "品番", "数", "追加"]);
           return [checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))];
         });
+      },
+      async entries(key: 出荷Key): Promise<Entry[]> {
+        checkArity("出荷.entries", arguments.length, ["key"]);
+        const k = argsOf("出荷.entries", "key", key, ["注文"]);
+        throw noHistory("出荷.entries", checkText("出荷.entries", "注文", field(k, "注文")));
       },
     },
     引当: {
@@ -340,6 +430,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("引当.status", "注文", field(k, "注文"))];
         });
       },
+      async entries(key: 引当Key): Promise<Entry[]> {
+        checkArity("引当.entries", arguments.length, ["key"]);
+        const k = argsOf("引当.entries", "key", key, ["注文"]);
+        throw noHistory("引当.entries", checkText("引当.entries", "注文", field(k, "注文")));
+      },
+      async openHolds(): Promise<OpenHold[]> {
+        checkArity("引当.openHolds", arguments.length, []);
+        throw noHistory("引当.openHolds");
+      },
     },
     貸出: {
       async do(args: 貸出Args): Promise<Result> {
@@ -354,6 +453,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("貸出.do", "arguments", args, ["貸出番号", "会員", "数", "追加"]);
           return [checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))];
         });
+      },
+      async entries(key: 貸出Key): Promise<Entry[]> {
+        checkArity("貸出.entries", arguments.length, ["key"]);
+        const k = argsOf("貸出.entries", "key", key, ["貸出番号"]);
+        throw noHistory("貸出.entries", checkText("貸出.entries", "貸出番号", field(k, "貸出番号")));
       },
     },
     預け: {
@@ -420,6 +524,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("預け.status", "預り番号", field(k, "預り番号"))];
         });
       },
+      async entries(key: 預けKey): Promise<Entry[]> {
+        checkArity("預け.entries", arguments.length, ["key"]);
+        const k = argsOf("預け.entries", "key", key, ["預り番号"]);
+        throw noHistory("預け.entries", checkText("預け.entries", "預り番号", field(k, "預り番号")));
+      },
+      async openHolds(): Promise<OpenHold[]> {
+        checkArity("預け.openHolds", arguments.length, []);
+        throw noHistory("預け.openHolds");
+      },
     },
     片付け: {
       async do(args: 片付けArgs): Promise<Result> {
@@ -434,6 +547,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("片付け.do", "arguments", args, ["預り番号", "品番", "数"]);
           return [checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))];
         });
+      },
+      async entries(key: 片付けKey): Promise<Entry[]> {
+        checkArity("片付け.entries", arguments.length, ["key"]);
+        const k = argsOf("片付け.entries", "key", key, ["預り番号"]);
+        throw noHistory("片付け.entries", checkText("片付け.entries", "預り番号", field(k, "預り番号")));
       },
     },
     balance: {
@@ -464,6 +582,96 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 外(): Promise<Balance> {
         checkArity("balance.外", arguments.length, []);
         return tb.balance(5, []);
+      },
+    },
+    statement: {
+      async 棚(account: 棚Account, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.棚", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.棚", "account", account, ["品番"]);
+        throw noHistory("statement.棚", checkText("statement.棚", "品番", field(a, "品番")), checkQuery("statement.棚", query === undefined ? {} : query, transferNames));
+      },
+      async 予備(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.予備", arguments.length, ["query?"]);
+        throw noHistory("statement.予備", checkQuery("statement.予備", query === undefined ? {} : query, transferNames));
+      },
+      async 安全在庫(account: 安全在庫Account, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.安全在庫", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.安全在庫", "account", account, ["品番"]);
+        throw noHistory("statement.安全在庫", checkText("statement.安全在庫", "品番", field(a, "品番")), checkQuery("statement.安全在庫", query === undefined ? {} : query, transferNames));
+      },
+      async 貸出枠(account: 貸出枠Account, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.貸出枠", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.貸出枠", "account", account, ["会員"]);
+        throw noHistory("statement.貸出枠", checkText("statement.貸出枠", "会員", field(a, "会員")), checkQuery("statement.貸出枠", query === undefined ? {} : query, transferNames));
+      },
+      async 置き場(account: 置き場Account, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.置き場", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.置き場", "account", account, ["品番"]);
+        throw noHistory("statement.置き場", checkText("statement.置き場", "品番", field(a, "品番")), checkQuery("statement.置き場", query === undefined ? {} : query, transferNames));
+      },
+      async 外(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.外", arguments.length, ["query?"]);
+        throw noHistory("statement.外", checkQuery("statement.外", query === undefined ? {} : query, transferNames));
+      },
+    },
+    balanceAt: {
+      async 棚(account: 棚Account, at: Date): Promise<Balance> {
+        checkArity("balanceAt.棚", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.棚", "account", account, ["品番"]);
+        throw noHistory("balanceAt.棚", checkText("balanceAt.棚", "品番", field(a, "品番")), checkTime("balanceAt.棚", "the time", at));
+      },
+      async 予備(at: Date): Promise<Balance> {
+        checkArity("balanceAt.予備", arguments.length, ["at"]);
+        throw noHistory("balanceAt.予備", checkTime("balanceAt.予備", "the time", at));
+      },
+      async 安全在庫(account: 安全在庫Account, at: Date): Promise<Balance> {
+        checkArity("balanceAt.安全在庫", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.安全在庫", "account", account, ["品番"]);
+        throw noHistory("balanceAt.安全在庫", checkText("balanceAt.安全在庫", "品番", field(a, "品番")), checkTime("balanceAt.安全在庫", "the time", at));
+      },
+      async 貸出枠(account: 貸出枠Account, at: Date): Promise<Balance> {
+        checkArity("balanceAt.貸出枠", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.貸出枠", "account", account, ["会員"]);
+        throw noHistory("balanceAt.貸出枠", checkText("balanceAt.貸出枠", "会員", field(a, "会員")), checkTime("balanceAt.貸出枠", "the time", at));
+      },
+      async 置き場(account: 置き場Account, at: Date): Promise<Balance> {
+        checkArity("balanceAt.置き場", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.置き場", "account", account, ["品番"]);
+        throw noHistory("balanceAt.置き場", checkText("balanceAt.置き場", "品番", field(a, "品番")), checkTime("balanceAt.置き場", "the time", at));
+      },
+      async 外(at: Date): Promise<Balance> {
+        checkArity("balanceAt.外", arguments.length, ["at"]);
+        throw noHistory("balanceAt.外", checkTime("balanceAt.外", "the time", at));
+      },
+    },
+    openHolds: {
+      async 棚(account: 棚Account): Promise<OpenHold[]> {
+        checkArity("openHolds.棚", arguments.length, ["account"]);
+        const a = argsOf("openHolds.棚", "account", account, ["品番"]);
+        throw noHistory("openHolds.棚", checkText("openHolds.棚", "品番", field(a, "品番")));
+      },
+      async 予備(): Promise<OpenHold[]> {
+        checkArity("openHolds.予備", arguments.length, []);
+        throw noHistory("openHolds.予備");
+      },
+      async 安全在庫(account: 安全在庫Account): Promise<OpenHold[]> {
+        checkArity("openHolds.安全在庫", arguments.length, ["account"]);
+        const a = argsOf("openHolds.安全在庫", "account", account, ["品番"]);
+        throw noHistory("openHolds.安全在庫", checkText("openHolds.安全在庫", "品番", field(a, "品番")));
+      },
+      async 貸出枠(account: 貸出枠Account): Promise<OpenHold[]> {
+        checkArity("openHolds.貸出枠", arguments.length, ["account"]);
+        const a = argsOf("openHolds.貸出枠", "account", account, ["会員"]);
+        throw noHistory("openHolds.貸出枠", checkText("openHolds.貸出枠", "会員", field(a, "会員")));
+      },
+      async 置き場(account: 置き場Account): Promise<OpenHold[]> {
+        checkArity("openHolds.置き場", arguments.length, ["account"]);
+        const a = argsOf("openHolds.置き場", "account", account, ["品番"]);
+        throw noHistory("openHolds.置き場", checkText("openHolds.置き場", "品番", field(a, "品番")));
+      },
+      async 外(): Promise<OpenHold[]> {
+        checkArity("openHolds.外", arguments.length, []);
+        throw noHistory("openHolds.外");
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
@@ -552,6 +760,9 @@ const definition: Def = {
   ],
 };
 
+/** The transfer kinds a statement's query may name. */
+const transferNames: readonly string[] = definition.transfers.map((t) => t.name);
+
 // ---- chobo's TypeScript runtime: chobo.ts, as the runtime's source has it
 // (runtime/typescript/src/chobo.ts), without its imports.
 
@@ -601,7 +812,8 @@ export type ChoboErrorCode =
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
   | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
   | "CHOBO_NOT_SENT" // no connection could be used: the call never went
-  | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
+  | "CHOBO_UNEXPECTED" // an answer chobo's statements or chains never get
+  | "CHOBO_UNSUPPORTED"; // a read this client cannot make on its backend
 
 /**
  * The exception every failed call of a chobo client throws. `cause` is the
@@ -631,7 +843,7 @@ export const AMOUNT_MAX = (1n << 63n) - 1n;
 export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
 
 /** What one argument of a call is, as its messages name it. */
-export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options" | "query";
 
 /**
  * argsOf returns the object a call's values are read from, or throws when
@@ -670,6 +882,8 @@ function extraMessage(where: string, what: ArgumentKind, name: string, takes: re
       return `the account has ${shown}, which is not a parameter of the account ${op}`;
     case "options":
       return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+    case "query":
+      return `the query has ${shown}, which a statement does not read; it reads ${takes.join(", ")}`;
   }
   return `the arguments have ${shown}, which ${where} does not take`;
 }
@@ -825,6 +1039,167 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
     timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+// The history of a ledger, as every client reads it: entries, each one
+// side of one move of one call that took effect, read by account (a
+// statement), by call (the entries of one key) or as the holds still
+// open, and an account's balance at a time. The reference interpreter
+// defines what each read answers.
+
+/** What wrote an entry: an operation, or the expiry of a hold, which no caller asks for. */
+export type EntryOp = "do" | "hold" | "post" | "void" | "expire";
+
+/** One change of one account by one call. */
+export interface Entry {
+  /** The transfer kind of the call. */
+  transfer: string;
+  op: EntryOp;
+  /**
+   * The call's key, in key order, and what it was given, by parameter
+   * name, amounts in the smallest step of their unit as decimal text:
+   * every argument of a do or a hold, the key and the amounts of a post in
+   * part, the key alone for a post in full, a void or an expiry. null
+   * where the backend keeps neither.
+   */
+  key: string[] | null;
+  args: Record<string, string> | null;
+  /** The id of the entry's transfer where the backend has one (TigerBeetle); "" on PostgreSQL. */
+  id: string;
+  /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
+  move: number;
+  out: boolean;
+  /** The account's kind, and its values. */
+  account: string;
+  accountArgs: string[];
+  /** What the entry changed. */
+  posted: bigint;
+  heldIn: bigint;
+  heldOut: bigint;
+  /**
+   * What the account held right after the entry; null for an account
+   * without bounds on PostgreSQL, whose balance is spread over rows that
+   * calls change side by side (balanceAt still answers for it).
+   */
+  after: Balance | null;
+  /** When the entry was written: its call, or for an expiry when the hold was given back. */
+  at: Date;
+  /** Where a statement read after this entry starts: the after of the next query. */
+  cursor: string;
+}
+
+/** Which of an account's entries a statement reads. Every property may be left out. */
+export interface StatementQuery {
+  /** The newest entry first; else the oldest. */
+  newest?: boolean;
+  /** From <= at, at < to; null or left out leaves that side open. */
+  from?: Date | null;
+  to?: Date | null;
+  /** Only the entries of these transfer kinds; empty or left out keeps all. */
+  transfers?: readonly string[];
+  /** The most entries a page holds: 0 or left out is DEFAULT_PAGE, at most MAX_PAGE. */
+  limit?: number;
+  /** The cursor of the last entry read, or the next of the page before: the page starts past it. */
+  after?: string;
+}
+
+/** One page of an account's entries. */
+export interface Statement {
+  entries: Entry[];
+  /**
+   * The cursor to read on from: the last entry's, or the query's after
+   * when the page is empty. Read oldest first, a later page also holds the
+   * entries written since.
+   */
+  next: string;
+  /** Entries the query keeps were left past the page. */
+  more: boolean;
+}
+
+/** A hold still held: not posted, voided or past its deadline. */
+export interface OpenHold {
+  transfer: string;
+  /** The hold's key; null where the backend keeps none, with id then naming the hold's first move. */
+  key: string[] | null;
+  id: string;
+  moves: HoldMove[];
+  created: Date;
+  /** When it expires; null for a kind whose holds never do. */
+  deadline: Date | null;
+}
+
+/** What one move of a hold holds. */
+export interface HoldMove {
+  move: number;
+  /** The account kinds the move leaves and reaches, and their values. */
+  from: string;
+  fromArgs: string[];
+  to: string;
+  toArgs: string[];
+  amount: bigint;
+}
+
+/** Page sizes of a statement. */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+/** A statement's query as checked: what is sent. */
+export interface CheckedQuery {
+  newest: boolean;
+  from: Date | null;
+  to: Date | null;
+  transfers: string[];
+  limit: number;
+  after: string;
+}
+
+const queryProps = ["newest", "from", "to", "transfers", "limit", "after"];
+
+/**
+ * checkQuery reads a statement's query, or throws before anything is
+ * sent: a property it does not know, a value of the wrong type, a
+ * transfer kind not among transfers (the book's), a limit out of range.
+ */
+export function checkQuery(where: string, q: unknown, transfers: readonly string[]): CheckedQuery {
+  const o = argsOf(where, "query", q, queryProps);
+  const newest = field(o, "newest") ?? false;
+  if (typeof newest !== "boolean") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: newest must be a boolean, got ${describe(newest)}`);
+  }
+  const time = (name: string): Date | null => {
+    const v = field(o, name) ?? null;
+    return v === null ? null : checkTime(where, name, v);
+  };
+  const kinds = field(o, "transfers") ?? [];
+  if (!Array.isArray(kinds)) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers must be an array of transfer kinds, got ${describe(kinds)}`);
+  }
+  for (const k of kinds as unknown[]) {
+    if (typeof k !== "string" || !transfers.includes(k)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers holds ${describe(k)}, which is not a transfer kind of the book; it has ${transfers.join(", ")}`);
+    }
+  }
+  const after = field(o, "after") ?? "";
+  if (typeof after !== "string") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: after must be a cursor (a string), got ${describe(after)}`);
+  }
+  return { newest, from: time("from"), to: time("to"), transfers: [...(kinds as string[])], limit: pageLimit(where, field(o, "limit") ?? 0), after };
+}
+
+/** pageLimit is the number of entries a query asks for: 0 is DEFAULT_PAGE; anything but a whole number from 0 to MAX_PAGE throws. */
+export function pageLimit(where: string, limit: unknown): number {
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0 || limit > MAX_PAGE) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a statement's limit is ${describe(limit)}; it is a whole number from 1 to ${MAX_PAGE}, or 0 for ${DEFAULT_PAGE}`);
+  }
+  return limit === 0 ? DEFAULT_PAGE : limit;
+}
+
+/** checkTime returns v when it is a Date that holds a time (not an Invalid Date). */
+export function checkTime(where: string, name: string, v: unknown): Date {
+  if (!(v instanceof Date) || Number.isNaN(v.getTime())) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} must be a Date, got ${v instanceof Date ? "an Invalid Date" : describe(v)}`);
+  }
+  return v;
 }
 
 // ---- chobo's TypeScript runtime: ids.ts, as the runtime's source has it
@@ -2074,5 +2449,16 @@ export class TigerBeetleBook {
     }
     return balanceOf(a.name, found[0]!);
   }
+}
+
+/**
+ * noHistory is what every history read of a TigerBeetle book answers in
+ * this client, once its arguments have been checked (the values, given
+ * after where, are what the checks returned): the reads of a
+ * TigerBeetle ledger are not written in TypeScript yet, and a read that
+ * answered nothing would look like an empty history.
+ */
+export function noHistory(where: string, ..._checked: unknown[]): ChoboError {
+  return new ChoboError("CHOBO_UNSUPPORTED", `${where}: reading history is not in the TypeScript TigerBeetle client yet`);
 }
 

@@ -34,12 +34,22 @@ export interface 補充Args {
   番号: string;
 }
 
+/** Names one call of 補充. */
+export interface 補充Key {
+  番号: string;
+}
+
 /** The arguments of ピック. */
 export interface ピックArgs {
   番号: string;
   p: bigint;
   q: bigint;
   r: bigint;
+}
+
+/** Names one call of ピック. */
+export interface ピックKey {
+  番号: string;
 }
 
 /**
@@ -55,18 +65,45 @@ export interface Book {
     do<A extends 補充Args>(args: A & NoExtra<A, 補充Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends 補充Args>(args: A & NoExtra<A, 補充Args>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 補充Key>(key: K & NoExtra<K, 補充Key>): Promise<Entry[]>;
   };
   readonly ピック: {
     /** Moves the amounts. */
     do<A extends ピックArgs>(args: A & NoExtra<A, ピックArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends ピックArgs>(args: A & NoExtra<A, ピックArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends ピックKey>(key: K & NoExtra<K, ピックKey>): Promise<Entry[]>;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
     棚(): Promise<Balance>;
     札(): Promise<Balance>;
     外部(): Promise<Balance>;
+  };
+  /**
+   * Reads a page of an account's entries, oldest first unless the query
+   * says newest; a page holds 100 entries unless the query's limit says
+   * otherwise (at most 1000), and its next is where the following page
+   * starts.
+   */
+  readonly statement: {
+    棚<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    札<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    外部<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+  };
+  /** Reads what an account held at a time: after every entry written then or before. */
+  readonly balanceAt: {
+    棚(at: Date): Promise<Balance>;
+    札(at: Date): Promise<Balance>;
+    外部(at: Date): Promise<Balance>;
+  };
+  /** Reads the holds still held that move from or to an account, oldest first. */
+  readonly openHolds: {
+    棚(): Promise<OpenHold[]>;
+    札(): Promise<OpenHold[]>;
+    外部(): Promise<OpenHold[]>;
   };
   /**
    * Sends many calls, made by the transfers' *Call methods, in as few
@@ -104,6 +141,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("補充.do", "番号", field(a, "番号"))];
         });
       },
+      async entries(key: 補充Key): Promise<Entry[]> {
+        checkArity("補充.entries", arguments.length, ["key"]);
+        const k = argsOf("補充.entries", "key", key, ["番号"]);
+        throw noHistory("補充.entries", checkText("補充.entries", "番号", field(k, "番号")));
+      },
     },
     ピック: {
       async do(args: ピックArgs): Promise<Result> {
@@ -119,6 +161,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("ピック.do", "番号", field(a, "番号")), checkAmount("ピック.do", "p", field(a, "p")), checkAmount("ピック.do", "q", field(a, "q")), checkAmount("ピック.do", "r", field(a, "r"))];
         });
       },
+      async entries(key: ピックKey): Promise<Entry[]> {
+        checkArity("ピック.entries", arguments.length, ["key"]);
+        const k = argsOf("ピック.entries", "key", key, ["番号"]);
+        throw noHistory("ピック.entries", checkText("ピック.entries", "番号", field(k, "番号")));
+      },
     },
     balance: {
       async 棚(): Promise<Balance> {
@@ -132,6 +179,48 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 外部(): Promise<Balance> {
         checkArity("balance.外部", arguments.length, []);
         return tb.balance(2, []);
+      },
+    },
+    statement: {
+      async 棚(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.棚", arguments.length, ["query?"]);
+        throw noHistory("statement.棚", checkQuery("statement.棚", query === undefined ? {} : query, transferNames));
+      },
+      async 札(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.札", arguments.length, ["query?"]);
+        throw noHistory("statement.札", checkQuery("statement.札", query === undefined ? {} : query, transferNames));
+      },
+      async 外部(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.外部", arguments.length, ["query?"]);
+        throw noHistory("statement.外部", checkQuery("statement.外部", query === undefined ? {} : query, transferNames));
+      },
+    },
+    balanceAt: {
+      async 棚(at: Date): Promise<Balance> {
+        checkArity("balanceAt.棚", arguments.length, ["at"]);
+        throw noHistory("balanceAt.棚", checkTime("balanceAt.棚", "the time", at));
+      },
+      async 札(at: Date): Promise<Balance> {
+        checkArity("balanceAt.札", arguments.length, ["at"]);
+        throw noHistory("balanceAt.札", checkTime("balanceAt.札", "the time", at));
+      },
+      async 外部(at: Date): Promise<Balance> {
+        checkArity("balanceAt.外部", arguments.length, ["at"]);
+        throw noHistory("balanceAt.外部", checkTime("balanceAt.外部", "the time", at));
+      },
+    },
+    openHolds: {
+      async 棚(): Promise<OpenHold[]> {
+        checkArity("openHolds.棚", arguments.length, []);
+        throw noHistory("openHolds.棚");
+      },
+      async 札(): Promise<OpenHold[]> {
+        checkArity("openHolds.札", arguments.length, []);
+        throw noHistory("openHolds.札");
+      },
+      async 外部(): Promise<OpenHold[]> {
+        checkArity("openHolds.外部", arguments.length, []);
+        throw noHistory("openHolds.外部");
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
@@ -180,6 +269,9 @@ const definition: Def = {
     },
   ],
 };
+
+/** The transfer kinds a statement's query may name. */
+const transferNames: readonly string[] = definition.transfers.map((t) => t.name);
 
 // ---- chobo's TypeScript runtime: chobo.ts, as the runtime's source has it
 // (runtime/typescript/src/chobo.ts), without its imports.
@@ -230,7 +322,8 @@ export type ChoboErrorCode =
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
   | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
   | "CHOBO_NOT_SENT" // no connection could be used: the call never went
-  | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
+  | "CHOBO_UNEXPECTED" // an answer chobo's statements or chains never get
+  | "CHOBO_UNSUPPORTED"; // a read this client cannot make on its backend
 
 /**
  * The exception every failed call of a chobo client throws. `cause` is the
@@ -260,7 +353,7 @@ export const AMOUNT_MAX = (1n << 63n) - 1n;
 export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
 
 /** What one argument of a call is, as its messages name it. */
-export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options" | "query";
 
 /**
  * argsOf returns the object a call's values are read from, or throws when
@@ -299,6 +392,8 @@ function extraMessage(where: string, what: ArgumentKind, name: string, takes: re
       return `the account has ${shown}, which is not a parameter of the account ${op}`;
     case "options":
       return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+    case "query":
+      return `the query has ${shown}, which a statement does not read; it reads ${takes.join(", ")}`;
   }
   return `the arguments have ${shown}, which ${where} does not take`;
 }
@@ -454,6 +549,167 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
     timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+// The history of a ledger, as every client reads it: entries, each one
+// side of one move of one call that took effect, read by account (a
+// statement), by call (the entries of one key) or as the holds still
+// open, and an account's balance at a time. The reference interpreter
+// defines what each read answers.
+
+/** What wrote an entry: an operation, or the expiry of a hold, which no caller asks for. */
+export type EntryOp = "do" | "hold" | "post" | "void" | "expire";
+
+/** One change of one account by one call. */
+export interface Entry {
+  /** The transfer kind of the call. */
+  transfer: string;
+  op: EntryOp;
+  /**
+   * The call's key, in key order, and what it was given, by parameter
+   * name, amounts in the smallest step of their unit as decimal text:
+   * every argument of a do or a hold, the key and the amounts of a post in
+   * part, the key alone for a post in full, a void or an expiry. null
+   * where the backend keeps neither.
+   */
+  key: string[] | null;
+  args: Record<string, string> | null;
+  /** The id of the entry's transfer where the backend has one (TigerBeetle); "" on PostgreSQL. */
+  id: string;
+  /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
+  move: number;
+  out: boolean;
+  /** The account's kind, and its values. */
+  account: string;
+  accountArgs: string[];
+  /** What the entry changed. */
+  posted: bigint;
+  heldIn: bigint;
+  heldOut: bigint;
+  /**
+   * What the account held right after the entry; null for an account
+   * without bounds on PostgreSQL, whose balance is spread over rows that
+   * calls change side by side (balanceAt still answers for it).
+   */
+  after: Balance | null;
+  /** When the entry was written: its call, or for an expiry when the hold was given back. */
+  at: Date;
+  /** Where a statement read after this entry starts: the after of the next query. */
+  cursor: string;
+}
+
+/** Which of an account's entries a statement reads. Every property may be left out. */
+export interface StatementQuery {
+  /** The newest entry first; else the oldest. */
+  newest?: boolean;
+  /** From <= at, at < to; null or left out leaves that side open. */
+  from?: Date | null;
+  to?: Date | null;
+  /** Only the entries of these transfer kinds; empty or left out keeps all. */
+  transfers?: readonly string[];
+  /** The most entries a page holds: 0 or left out is DEFAULT_PAGE, at most MAX_PAGE. */
+  limit?: number;
+  /** The cursor of the last entry read, or the next of the page before: the page starts past it. */
+  after?: string;
+}
+
+/** One page of an account's entries. */
+export interface Statement {
+  entries: Entry[];
+  /**
+   * The cursor to read on from: the last entry's, or the query's after
+   * when the page is empty. Read oldest first, a later page also holds the
+   * entries written since.
+   */
+  next: string;
+  /** Entries the query keeps were left past the page. */
+  more: boolean;
+}
+
+/** A hold still held: not posted, voided or past its deadline. */
+export interface OpenHold {
+  transfer: string;
+  /** The hold's key; null where the backend keeps none, with id then naming the hold's first move. */
+  key: string[] | null;
+  id: string;
+  moves: HoldMove[];
+  created: Date;
+  /** When it expires; null for a kind whose holds never do. */
+  deadline: Date | null;
+}
+
+/** What one move of a hold holds. */
+export interface HoldMove {
+  move: number;
+  /** The account kinds the move leaves and reaches, and their values. */
+  from: string;
+  fromArgs: string[];
+  to: string;
+  toArgs: string[];
+  amount: bigint;
+}
+
+/** Page sizes of a statement. */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+/** A statement's query as checked: what is sent. */
+export interface CheckedQuery {
+  newest: boolean;
+  from: Date | null;
+  to: Date | null;
+  transfers: string[];
+  limit: number;
+  after: string;
+}
+
+const queryProps = ["newest", "from", "to", "transfers", "limit", "after"];
+
+/**
+ * checkQuery reads a statement's query, or throws before anything is
+ * sent: a property it does not know, a value of the wrong type, a
+ * transfer kind not among transfers (the book's), a limit out of range.
+ */
+export function checkQuery(where: string, q: unknown, transfers: readonly string[]): CheckedQuery {
+  const o = argsOf(where, "query", q, queryProps);
+  const newest = field(o, "newest") ?? false;
+  if (typeof newest !== "boolean") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: newest must be a boolean, got ${describe(newest)}`);
+  }
+  const time = (name: string): Date | null => {
+    const v = field(o, name) ?? null;
+    return v === null ? null : checkTime(where, name, v);
+  };
+  const kinds = field(o, "transfers") ?? [];
+  if (!Array.isArray(kinds)) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers must be an array of transfer kinds, got ${describe(kinds)}`);
+  }
+  for (const k of kinds as unknown[]) {
+    if (typeof k !== "string" || !transfers.includes(k)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers holds ${describe(k)}, which is not a transfer kind of the book; it has ${transfers.join(", ")}`);
+    }
+  }
+  const after = field(o, "after") ?? "";
+  if (typeof after !== "string") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: after must be a cursor (a string), got ${describe(after)}`);
+  }
+  return { newest, from: time("from"), to: time("to"), transfers: [...(kinds as string[])], limit: pageLimit(where, field(o, "limit") ?? 0), after };
+}
+
+/** pageLimit is the number of entries a query asks for: 0 is DEFAULT_PAGE; anything but a whole number from 0 to MAX_PAGE throws. */
+export function pageLimit(where: string, limit: unknown): number {
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0 || limit > MAX_PAGE) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a statement's limit is ${describe(limit)}; it is a whole number from 1 to ${MAX_PAGE}, or 0 for ${DEFAULT_PAGE}`);
+  }
+  return limit === 0 ? DEFAULT_PAGE : limit;
+}
+
+/** checkTime returns v when it is a Date that holds a time (not an Invalid Date). */
+export function checkTime(where: string, name: string, v: unknown): Date {
+  if (!(v instanceof Date) || Number.isNaN(v.getTime())) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} must be a Date, got ${v instanceof Date ? "an Invalid Date" : describe(v)}`);
+  }
+  return v;
 }
 
 // ---- chobo's TypeScript runtime: ids.ts, as the runtime's source has it
@@ -1703,5 +1959,16 @@ export class TigerBeetleBook {
     }
     return balanceOf(a.name, found[0]!);
   }
+}
+
+/**
+ * noHistory is what every history read of a TigerBeetle book answers in
+ * this client, once its arguments have been checked (the values, given
+ * after where, are what the checks returned): the reads of a
+ * TigerBeetle ledger are not written in TypeScript yet, and a read that
+ * answered nothing would look like an empty history.
+ */
+export function noHistory(where: string, ..._checked: unknown[]): ChoboError {
+  return new ChoboError("CHOBO_UNSUPPORTED", `${where}: reading history is not in the TypeScript TigerBeetle client yet`);
 }
 

@@ -37,11 +37,23 @@ export interface ReceiveArgs {
   qty: bigint;
 }
 
+/** Names one call of receive. */
+export interface ReceiveKey {
+  delivery: string;
+  sku: string;
+}
+
 /** The arguments of put_away: a delivery that goes to the back room. */
 export interface PutAwayArgs {
   delivery: string;
   sku: string;
   qty: bigint;
+}
+
+/** Names one call of put_away. */
+export interface PutAwayKey {
+  delivery: string;
+  sku: string;
 }
 
 /** The arguments of sell. */
@@ -51,12 +63,23 @@ export interface SellArgs {
   qty: bigint;
 }
 
+/** Names one call of sell. */
+export interface SellKey {
+  order: string;
+  sku: string;
+}
+
 /** The arguments of rotate: old pieces to the back room, fresh ones to the shelf. */
 export interface RotateArgs {
   rotation: string;
   sku: string;
   old: bigint;
   fresh: bigint;
+}
+
+/** Names one call of rotate. */
+export interface RotateKey {
+  rotation: string;
 }
 
 /** Names one account of shelf. */
@@ -82,6 +105,8 @@ export interface Book {
     do<A extends ReceiveArgs>(args: A & NoExtra<A, ReceiveArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends ReceiveArgs>(args: A & NoExtra<A, ReceiveArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends ReceiveKey>(key: K & NoExtra<K, ReceiveKey>): Promise<Entry[]>;
   };
   /** put_away: a delivery that goes to the back room. */
   readonly put_away: {
@@ -89,12 +114,16 @@ export interface Book {
     do<A extends PutAwayArgs>(args: A & NoExtra<A, PutAwayArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends PutAwayArgs>(args: A & NoExtra<A, PutAwayArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends PutAwayKey>(key: K & NoExtra<K, PutAwayKey>): Promise<Entry[]>;
   };
   readonly sell: {
     /** Moves the amounts. */
     do<A extends SellArgs>(args: A & NoExtra<A, SellArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends SellArgs>(args: A & NoExtra<A, SellArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends SellKey>(key: K & NoExtra<K, SellKey>): Promise<Entry[]>;
   };
   /** rotate: old pieces to the back room, fresh ones to the shelf. */
   readonly rotate: {
@@ -102,6 +131,8 @@ export interface Book {
     do<A extends RotateArgs>(args: A & NoExtra<A, RotateArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends RotateArgs>(args: A & NoExtra<A, RotateArgs>): TbCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends RotateKey>(key: K & NoExtra<K, RotateKey>): Promise<Entry[]>;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
@@ -109,6 +140,32 @@ export interface Book {
     back_room<A extends BackRoomAccount>(account: A & NoExtra<A, BackRoomAccount>): Promise<Balance>;
     suppliers(): Promise<Balance>;
     customers(): Promise<Balance>;
+  };
+  /**
+   * Reads a page of an account's entries, oldest first unless the query
+   * says newest; a page holds 100 entries unless the query's limit says
+   * otherwise (at most 1000), and its next is where the following page
+   * starts.
+   */
+  readonly statement: {
+    shelf<A extends ShelfAccount, Q extends StatementQuery>(account: A & NoExtra<A, ShelfAccount>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    back_room<A extends BackRoomAccount, Q extends StatementQuery>(account: A & NoExtra<A, BackRoomAccount>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    suppliers<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    customers<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+  };
+  /** Reads what an account held at a time: after every entry written then or before. */
+  readonly balanceAt: {
+    shelf<A extends ShelfAccount>(account: A & NoExtra<A, ShelfAccount>, at: Date): Promise<Balance>;
+    back_room<A extends BackRoomAccount>(account: A & NoExtra<A, BackRoomAccount>, at: Date): Promise<Balance>;
+    suppliers(at: Date): Promise<Balance>;
+    customers(at: Date): Promise<Balance>;
+  };
+  /** Reads the holds still held that move from or to an account, oldest first. */
+  readonly openHolds: {
+    shelf<A extends ShelfAccount>(account: A & NoExtra<A, ShelfAccount>): Promise<OpenHold[]>;
+    back_room<A extends BackRoomAccount>(account: A & NoExtra<A, BackRoomAccount>): Promise<OpenHold[]>;
+    suppliers(): Promise<OpenHold[]>;
+    customers(): Promise<OpenHold[]>;
   };
   /**
    * Sends many calls, made by the transfers' *Call methods, in as few
@@ -146,6 +203,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
         });
       },
+      async entries(key: ReceiveKey): Promise<Entry[]> {
+        checkArity("receive.entries", arguments.length, ["key"]);
+        const k = argsOf("receive.entries", "key", key, ["delivery", "sku"]);
+        throw noHistory("receive.entries", checkText("receive.entries", "delivery", field(k, "delivery")), checkText("receive.entries", "sku", field(k, "sku")));
+      },
     },
     put_away: {
       async do(args: PutAwayArgs): Promise<Result> {
@@ -160,6 +222,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("put_away.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [checkText("put_away.do", "delivery", field(a, "delivery")), checkText("put_away.do", "sku", field(a, "sku")), checkAmount("put_away.do", "qty", field(a, "qty"))];
         });
+      },
+      async entries(key: PutAwayKey): Promise<Entry[]> {
+        checkArity("put_away.entries", arguments.length, ["key"]);
+        const k = argsOf("put_away.entries", "key", key, ["delivery", "sku"]);
+        throw noHistory("put_away.entries", checkText("put_away.entries", "delivery", field(k, "delivery")), checkText("put_away.entries", "sku", field(k, "sku")));
       },
     },
     sell: {
@@ -176,6 +243,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           return [checkText("sell.do", "order", field(a, "order")), checkText("sell.do", "sku", field(a, "sku")), checkAmount("sell.do", "qty", field(a, "qty"))];
         });
       },
+      async entries(key: SellKey): Promise<Entry[]> {
+        checkArity("sell.entries", arguments.length, ["key"]);
+        const k = argsOf("sell.entries", "key", key, ["order", "sku"]);
+        throw noHistory("sell.entries", checkText("sell.entries", "order", field(k, "order")), checkText("sell.entries", "sku", field(k, "sku")));
+      },
     },
     rotate: {
       async do(args: RotateArgs): Promise<Result> {
@@ -190,6 +262,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
           const a = argsOf("rotate.do", "arguments", args, ["rotation", "sku", "old", "fresh"]);
           return [checkText("rotate.do", "rotation", field(a, "rotation")), checkText("rotate.do", "sku", field(a, "sku")), checkAmount("rotate.do", "old", field(a, "old")), checkAmount("rotate.do", "fresh", field(a, "fresh"))];
         });
+      },
+      async entries(key: RotateKey): Promise<Entry[]> {
+        checkArity("rotate.entries", arguments.length, ["key"]);
+        const k = argsOf("rotate.entries", "key", key, ["rotation"]);
+        throw noHistory("rotate.entries", checkText("rotate.entries", "rotation", field(k, "rotation")));
       },
     },
     balance: {
@@ -210,6 +287,66 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async customers(): Promise<Balance> {
         checkArity("balance.customers", arguments.length, []);
         return tb.balance(3, []);
+      },
+    },
+    statement: {
+      async shelf(account: ShelfAccount, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.shelf", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.shelf", "account", account, ["sku"]);
+        throw noHistory("statement.shelf", checkText("statement.shelf", "sku", field(a, "sku")), checkQuery("statement.shelf", query === undefined ? {} : query, transferNames));
+      },
+      async back_room(account: BackRoomAccount, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.back_room", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.back_room", "account", account, ["sku"]);
+        throw noHistory("statement.back_room", checkText("statement.back_room", "sku", field(a, "sku")), checkQuery("statement.back_room", query === undefined ? {} : query, transferNames));
+      },
+      async suppliers(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.suppliers", arguments.length, ["query?"]);
+        throw noHistory("statement.suppliers", checkQuery("statement.suppliers", query === undefined ? {} : query, transferNames));
+      },
+      async customers(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.customers", arguments.length, ["query?"]);
+        throw noHistory("statement.customers", checkQuery("statement.customers", query === undefined ? {} : query, transferNames));
+      },
+    },
+    balanceAt: {
+      async shelf(account: ShelfAccount, at: Date): Promise<Balance> {
+        checkArity("balanceAt.shelf", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.shelf", "account", account, ["sku"]);
+        throw noHistory("balanceAt.shelf", checkText("balanceAt.shelf", "sku", field(a, "sku")), checkTime("balanceAt.shelf", "the time", at));
+      },
+      async back_room(account: BackRoomAccount, at: Date): Promise<Balance> {
+        checkArity("balanceAt.back_room", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.back_room", "account", account, ["sku"]);
+        throw noHistory("balanceAt.back_room", checkText("balanceAt.back_room", "sku", field(a, "sku")), checkTime("balanceAt.back_room", "the time", at));
+      },
+      async suppliers(at: Date): Promise<Balance> {
+        checkArity("balanceAt.suppliers", arguments.length, ["at"]);
+        throw noHistory("balanceAt.suppliers", checkTime("balanceAt.suppliers", "the time", at));
+      },
+      async customers(at: Date): Promise<Balance> {
+        checkArity("balanceAt.customers", arguments.length, ["at"]);
+        throw noHistory("balanceAt.customers", checkTime("balanceAt.customers", "the time", at));
+      },
+    },
+    openHolds: {
+      async shelf(account: ShelfAccount): Promise<OpenHold[]> {
+        checkArity("openHolds.shelf", arguments.length, ["account"]);
+        const a = argsOf("openHolds.shelf", "account", account, ["sku"]);
+        throw noHistory("openHolds.shelf", checkText("openHolds.shelf", "sku", field(a, "sku")));
+      },
+      async back_room(account: BackRoomAccount): Promise<OpenHold[]> {
+        checkArity("openHolds.back_room", arguments.length, ["account"]);
+        const a = argsOf("openHolds.back_room", "account", account, ["sku"]);
+        throw noHistory("openHolds.back_room", checkText("openHolds.back_room", "sku", field(a, "sku")));
+      },
+      async suppliers(): Promise<OpenHold[]> {
+        checkArity("openHolds.suppliers", arguments.length, []);
+        throw noHistory("openHolds.suppliers");
+      },
+      async customers(): Promise<OpenHold[]> {
+        checkArity("openHolds.customers", arguments.length, []);
+        throw noHistory("openHolds.customers");
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
@@ -268,6 +405,9 @@ const definition: Def = {
   ],
 };
 
+/** The transfer kinds a statement's query may name. */
+const transferNames: readonly string[] = definition.transfers.map((t) => t.name);
+
 // ---- chobo's TypeScript runtime: chobo.ts, as the runtime's source has it
 // (runtime/typescript/src/chobo.ts), without its imports.
 
@@ -317,7 +457,8 @@ export type ChoboErrorCode =
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
   | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
   | "CHOBO_NOT_SENT" // no connection could be used: the call never went
-  | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
+  | "CHOBO_UNEXPECTED" // an answer chobo's statements or chains never get
+  | "CHOBO_UNSUPPORTED"; // a read this client cannot make on its backend
 
 /**
  * The exception every failed call of a chobo client throws. `cause` is the
@@ -347,7 +488,7 @@ export const AMOUNT_MAX = (1n << 63n) - 1n;
 export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
 
 /** What one argument of a call is, as its messages name it. */
-export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options" | "query";
 
 /**
  * argsOf returns the object a call's values are read from, or throws when
@@ -386,6 +527,8 @@ function extraMessage(where: string, what: ArgumentKind, name: string, takes: re
       return `the account has ${shown}, which is not a parameter of the account ${op}`;
     case "options":
       return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+    case "query":
+      return `the query has ${shown}, which a statement does not read; it reads ${takes.join(", ")}`;
   }
   return `the arguments have ${shown}, which ${where} does not take`;
 }
@@ -541,6 +684,167 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
     timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+// The history of a ledger, as every client reads it: entries, each one
+// side of one move of one call that took effect, read by account (a
+// statement), by call (the entries of one key) or as the holds still
+// open, and an account's balance at a time. The reference interpreter
+// defines what each read answers.
+
+/** What wrote an entry: an operation, or the expiry of a hold, which no caller asks for. */
+export type EntryOp = "do" | "hold" | "post" | "void" | "expire";
+
+/** One change of one account by one call. */
+export interface Entry {
+  /** The transfer kind of the call. */
+  transfer: string;
+  op: EntryOp;
+  /**
+   * The call's key, in key order, and what it was given, by parameter
+   * name, amounts in the smallest step of their unit as decimal text:
+   * every argument of a do or a hold, the key and the amounts of a post in
+   * part, the key alone for a post in full, a void or an expiry. null
+   * where the backend keeps neither.
+   */
+  key: string[] | null;
+  args: Record<string, string> | null;
+  /** The id of the entry's transfer where the backend has one (TigerBeetle); "" on PostgreSQL. */
+  id: string;
+  /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
+  move: number;
+  out: boolean;
+  /** The account's kind, and its values. */
+  account: string;
+  accountArgs: string[];
+  /** What the entry changed. */
+  posted: bigint;
+  heldIn: bigint;
+  heldOut: bigint;
+  /**
+   * What the account held right after the entry; null for an account
+   * without bounds on PostgreSQL, whose balance is spread over rows that
+   * calls change side by side (balanceAt still answers for it).
+   */
+  after: Balance | null;
+  /** When the entry was written: its call, or for an expiry when the hold was given back. */
+  at: Date;
+  /** Where a statement read after this entry starts: the after of the next query. */
+  cursor: string;
+}
+
+/** Which of an account's entries a statement reads. Every property may be left out. */
+export interface StatementQuery {
+  /** The newest entry first; else the oldest. */
+  newest?: boolean;
+  /** From <= at, at < to; null or left out leaves that side open. */
+  from?: Date | null;
+  to?: Date | null;
+  /** Only the entries of these transfer kinds; empty or left out keeps all. */
+  transfers?: readonly string[];
+  /** The most entries a page holds: 0 or left out is DEFAULT_PAGE, at most MAX_PAGE. */
+  limit?: number;
+  /** The cursor of the last entry read, or the next of the page before: the page starts past it. */
+  after?: string;
+}
+
+/** One page of an account's entries. */
+export interface Statement {
+  entries: Entry[];
+  /**
+   * The cursor to read on from: the last entry's, or the query's after
+   * when the page is empty. Read oldest first, a later page also holds the
+   * entries written since.
+   */
+  next: string;
+  /** Entries the query keeps were left past the page. */
+  more: boolean;
+}
+
+/** A hold still held: not posted, voided or past its deadline. */
+export interface OpenHold {
+  transfer: string;
+  /** The hold's key; null where the backend keeps none, with id then naming the hold's first move. */
+  key: string[] | null;
+  id: string;
+  moves: HoldMove[];
+  created: Date;
+  /** When it expires; null for a kind whose holds never do. */
+  deadline: Date | null;
+}
+
+/** What one move of a hold holds. */
+export interface HoldMove {
+  move: number;
+  /** The account kinds the move leaves and reaches, and their values. */
+  from: string;
+  fromArgs: string[];
+  to: string;
+  toArgs: string[];
+  amount: bigint;
+}
+
+/** Page sizes of a statement. */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+/** A statement's query as checked: what is sent. */
+export interface CheckedQuery {
+  newest: boolean;
+  from: Date | null;
+  to: Date | null;
+  transfers: string[];
+  limit: number;
+  after: string;
+}
+
+const queryProps = ["newest", "from", "to", "transfers", "limit", "after"];
+
+/**
+ * checkQuery reads a statement's query, or throws before anything is
+ * sent: a property it does not know, a value of the wrong type, a
+ * transfer kind not among transfers (the book's), a limit out of range.
+ */
+export function checkQuery(where: string, q: unknown, transfers: readonly string[]): CheckedQuery {
+  const o = argsOf(where, "query", q, queryProps);
+  const newest = field(o, "newest") ?? false;
+  if (typeof newest !== "boolean") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: newest must be a boolean, got ${describe(newest)}`);
+  }
+  const time = (name: string): Date | null => {
+    const v = field(o, name) ?? null;
+    return v === null ? null : checkTime(where, name, v);
+  };
+  const kinds = field(o, "transfers") ?? [];
+  if (!Array.isArray(kinds)) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers must be an array of transfer kinds, got ${describe(kinds)}`);
+  }
+  for (const k of kinds as unknown[]) {
+    if (typeof k !== "string" || !transfers.includes(k)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers holds ${describe(k)}, which is not a transfer kind of the book; it has ${transfers.join(", ")}`);
+    }
+  }
+  const after = field(o, "after") ?? "";
+  if (typeof after !== "string") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: after must be a cursor (a string), got ${describe(after)}`);
+  }
+  return { newest, from: time("from"), to: time("to"), transfers: [...(kinds as string[])], limit: pageLimit(where, field(o, "limit") ?? 0), after };
+}
+
+/** pageLimit is the number of entries a query asks for: 0 is DEFAULT_PAGE; anything but a whole number from 0 to MAX_PAGE throws. */
+export function pageLimit(where: string, limit: unknown): number {
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0 || limit > MAX_PAGE) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a statement's limit is ${describe(limit)}; it is a whole number from 1 to ${MAX_PAGE}, or 0 for ${DEFAULT_PAGE}`);
+  }
+  return limit === 0 ? DEFAULT_PAGE : limit;
+}
+
+/** checkTime returns v when it is a Date that holds a time (not an Invalid Date). */
+export function checkTime(where: string, name: string, v: unknown): Date {
+  if (!(v instanceof Date) || Number.isNaN(v.getTime())) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} must be a Date, got ${v instanceof Date ? "an Invalid Date" : describe(v)}`);
+  }
+  return v;
 }
 
 // ---- chobo's TypeScript runtime: ids.ts, as the runtime's source has it
@@ -1790,5 +2094,16 @@ export class TigerBeetleBook {
     }
     return balanceOf(a.name, found[0]!);
   }
+}
+
+/**
+ * noHistory is what every history read of a TigerBeetle book answers in
+ * this client, once its arguments have been checked (the values, given
+ * after where, are what the checks returned): the reads of a
+ * TigerBeetle ledger are not written in TypeScript yet, and a read that
+ * answered nothing would look like an empty history.
+ */
+export function noHistory(where: string, ..._checked: unknown[]): ChoboError {
+  return new ChoboError("CHOBO_UNSUPPORTED", `${where}: reading history is not in the TypeScript TigerBeetle client yet`);
 }
 

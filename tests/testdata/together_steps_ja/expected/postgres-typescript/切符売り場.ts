@@ -32,6 +32,12 @@ export interface 放出Args {
   数: bigint;
 }
 
+/** Names one call of 放出. */
+export interface 放出Key {
+  回: string;
+  公演: string;
+}
+
 /** The arguments of 予約: 支払で確定、15 分で期限切れ. */
 export interface 予約Args {
   券: string;
@@ -68,6 +74,8 @@ export interface Book {
     do<A extends 放出Args>(args: A & NoExtra<A, 放出Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
     doCall<A extends 放出Args>(args: A & NoExtra<A, 放出Args>): PgCall;
+    /** The entries the call wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 放出Key>(key: K & NoExtra<K, 放出Key>): Promise<Entry[]>;
   };
   /** 予約: 支払で確定、15 分で期限切れ. */
   readonly 予約: {
@@ -87,12 +95,39 @@ export interface Book {
     voidCall<K extends 予約Key>(key: K & NoExtra<K, 予約Key>): PgCall;
     /** status as one call of bulk; its answer is the hold's state. */
     statusCall<K extends 予約Key>(key: K & NoExtra<K, 予約Key>): PgCall;
+    /** The entries the hold and its end wrote, oldest first; none for a key no call took effect with. */
+    entries<K extends 予約Key>(key: K & NoExtra<K, 予約Key>): Promise<Entry[]>;
+    /** The holds of 予約 still held, oldest first. */
+    openHolds(): Promise<OpenHold[]>;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
     客席<A extends 客席Account>(account: A & NoExtra<A, 客席Account>): Promise<Balance>;
     窓口(): Promise<Balance>;
     観客(): Promise<Balance>;
+  };
+  /**
+   * Reads a page of an account's entries, oldest first unless the query
+   * says newest; a page holds 100 entries unless the query's limit says
+   * otherwise (at most 1000), and its next is where the following page
+   * starts.
+   */
+  readonly statement: {
+    客席<A extends 客席Account, Q extends StatementQuery>(account: A & NoExtra<A, 客席Account>, query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    窓口<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+    観客<Q extends StatementQuery>(query?: Q & NoExtra<Q, StatementQuery>): Promise<Statement>;
+  };
+  /** Reads what an account held at a time: after every entry written then or before. */
+  readonly balanceAt: {
+    客席<A extends 客席Account>(account: A & NoExtra<A, 客席Account>, at: Date): Promise<Balance>;
+    窓口(at: Date): Promise<Balance>;
+    観客(at: Date): Promise<Balance>;
+  };
+  /** Reads the holds still held that move from or to an account, oldest first. */
+  readonly openHolds: {
+    客席<A extends 客席Account>(account: A & NoExtra<A, 客席Account>): Promise<OpenHold[]>;
+    窓口(): Promise<OpenHold[]>;
+    観客(): Promise<OpenHold[]>;
   };
   /**
    * Gives back up to max holds past their deadline (1000 when left out; at
@@ -111,6 +146,20 @@ export interface Book {
    */
   bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]>;
 }
+
+/** The statements of the history reads. */
+const historySQL: HistoryStatements = {
+  statement: "select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from \"切符売り場\".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)",
+  call: "select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from \"切符売り場\".history_call($1, $2, $3::text[])",
+  openHolds: "select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from \"切符売り場\".history_open_holds($1, $2, $3::text[], $4)",
+  balanceAt: "select posted, held_in, held_out from \"切符売り場\".history_balance($1, $2, $3::text[], $4::timestamptz)",
+};
+
+/** The parameters of each transfer kind, which name the values an entry keeps of its call. */
+const historyKinds: HistoryKinds = new Map<string, HistoryKind>([
+  ["放出", { args: ["回", "公演", "数"], key: ["回", "公演"], amounts: [] }],
+  ["予約", { args: ["券", "公演", "数"], key: ["券", "公演"], amounts: ["数"] }],
+]);
 
 /**
  * postgres returns the book over db for a tenant ("" by default): a pg
@@ -144,6 +193,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const a = argsOf("放出.do", "arguments", args, ["回", "公演", "数"]);
           return [tenant, checkText("放出.do", "回", field(a, "回")), checkText("放出.do", "公演", field(a, "公演")), checkAmount("放出.do", "数", field(a, "数"))];
         });
+      },
+      async entries(key: 放出Key): Promise<Entry[]> {
+        checkArity("放出.entries", arguments.length, ["key"]);
+        const k = argsOf("放出.entries", "key", key, ["回", "公演"]);
+        return callEntries(db, "放出.entries", historySQL.call, historyKinds, tenant, "放出", [checkText("放出.entries", "回", field(k, "回")), checkText("放出.entries", "公演", field(k, "公演"))]);
       },
     },
     予約: {
@@ -213,6 +267,15 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           return [tenant, checkText("予約.status", "券", field(k, "券")), checkText("予約.status", "公演", field(k, "公演"))];
         });
       },
+      async entries(key: 予約Key): Promise<Entry[]> {
+        checkArity("予約.entries", arguments.length, ["key"]);
+        const k = argsOf("予約.entries", "key", key, ["券", "公演"]);
+        return callEntries(db, "予約.entries", historySQL.call, historyKinds, tenant, "予約", [checkText("予約.entries", "券", field(k, "券")), checkText("予約.entries", "公演", field(k, "公演"))]);
+      },
+      async openHolds(): Promise<OpenHold[]> {
+        checkArity("予約.openHolds", arguments.length, []);
+        return openHolds(db, "予約.openHolds", historySQL.openHolds, tenant, null, null, "予約");
+      },
     },
     balance: {
       async 客席(account: 客席Account): Promise<Balance> {
@@ -227,6 +290,51 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async 観客(): Promise<Balance> {
         checkArity("balance.観客", arguments.length, []);
         return balance(db, "balance.観客", "select posted, held_in, held_out from \"切符売り場\".\"balance_観客\"($1)", [tenant]);
+      },
+    },
+    statement: {
+      async 客席(account: 客席Account, query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.客席", arguments.length, ["account", "query?"]);
+        const a = argsOf("statement.客席", "account", account, ["公演"]);
+        return statement(db, "statement.客席", historySQL.statement, historyKinds, tenant, "客席", [checkText("statement.客席", "公演", field(a, "公演"))], query);
+      },
+      async 窓口(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.窓口", arguments.length, ["query?"]);
+        return statement(db, "statement.窓口", historySQL.statement, historyKinds, tenant, "窓口", [], query);
+      },
+      async 観客(query?: StatementQuery): Promise<Statement> {
+        checkArity("statement.観客", arguments.length, ["query?"]);
+        return statement(db, "statement.観客", historySQL.statement, historyKinds, tenant, "観客", [], query);
+      },
+    },
+    balanceAt: {
+      async 客席(account: 客席Account, at: Date): Promise<Balance> {
+        checkArity("balanceAt.客席", arguments.length, ["account", "at"]);
+        const a = argsOf("balanceAt.客席", "account", account, ["公演"]);
+        return balanceAt(db, "balanceAt.客席", historySQL.balanceAt, tenant, "客席", [checkText("balanceAt.客席", "公演", field(a, "公演"))], at);
+      },
+      async 窓口(at: Date): Promise<Balance> {
+        checkArity("balanceAt.窓口", arguments.length, ["at"]);
+        return balanceAt(db, "balanceAt.窓口", historySQL.balanceAt, tenant, "窓口", [], at);
+      },
+      async 観客(at: Date): Promise<Balance> {
+        checkArity("balanceAt.観客", arguments.length, ["at"]);
+        return balanceAt(db, "balanceAt.観客", historySQL.balanceAt, tenant, "観客", [], at);
+      },
+    },
+    openHolds: {
+      async 客席(account: 客席Account): Promise<OpenHold[]> {
+        checkArity("openHolds.客席", arguments.length, ["account"]);
+        const a = argsOf("openHolds.客席", "account", account, ["公演"]);
+        return openHolds(db, "openHolds.客席", historySQL.openHolds, tenant, "客席", [checkText("openHolds.客席", "公演", field(a, "公演"))], null);
+      },
+      async 窓口(): Promise<OpenHold[]> {
+        checkArity("openHolds.窓口", arguments.length, []);
+        return openHolds(db, "openHolds.窓口", historySQL.openHolds, tenant, "窓口", [], null);
+      },
+      async 観客(): Promise<OpenHold[]> {
+        checkArity("openHolds.観客", arguments.length, []);
+        return openHolds(db, "openHolds.観客", historySQL.openHolds, tenant, "観客", [], null);
       },
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
@@ -289,7 +397,8 @@ export type ChoboErrorCode =
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
   | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
   | "CHOBO_NOT_SENT" // no connection could be used: the call never went
-  | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
+  | "CHOBO_UNEXPECTED" // an answer chobo's statements or chains never get
+  | "CHOBO_UNSUPPORTED"; // a read this client cannot make on its backend
 
 /**
  * The exception every failed call of a chobo client throws. `cause` is the
@@ -319,7 +428,7 @@ export const AMOUNT_MAX = (1n << 63n) - 1n;
 export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
 
 /** What one argument of a call is, as its messages name it. */
-export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options" | "query";
 
 /**
  * argsOf returns the object a call's values are read from, or throws when
@@ -358,6 +467,8 @@ function extraMessage(where: string, what: ArgumentKind, name: string, takes: re
       return `the account has ${shown}, which is not a parameter of the account ${op}`;
     case "options":
       return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+    case "query":
+      return `the query has ${shown}, which a statement does not read; it reads ${takes.join(", ")}`;
   }
   return `the arguments have ${shown}, which ${where} does not take`;
 }
@@ -513,6 +624,167 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
     timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+// The history of a ledger, as every client reads it: entries, each one
+// side of one move of one call that took effect, read by account (a
+// statement), by call (the entries of one key) or as the holds still
+// open, and an account's balance at a time. The reference interpreter
+// defines what each read answers.
+
+/** What wrote an entry: an operation, or the expiry of a hold, which no caller asks for. */
+export type EntryOp = "do" | "hold" | "post" | "void" | "expire";
+
+/** One change of one account by one call. */
+export interface Entry {
+  /** The transfer kind of the call. */
+  transfer: string;
+  op: EntryOp;
+  /**
+   * The call's key, in key order, and what it was given, by parameter
+   * name, amounts in the smallest step of their unit as decimal text:
+   * every argument of a do or a hold, the key and the amounts of a post in
+   * part, the key alone for a post in full, a void or an expiry. null
+   * where the backend keeps neither.
+   */
+  key: string[] | null;
+  args: Record<string, string> | null;
+  /** The id of the entry's transfer where the backend has one (TigerBeetle); "" on PostgreSQL. */
+  id: string;
+  /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
+  move: number;
+  out: boolean;
+  /** The account's kind, and its values. */
+  account: string;
+  accountArgs: string[];
+  /** What the entry changed. */
+  posted: bigint;
+  heldIn: bigint;
+  heldOut: bigint;
+  /**
+   * What the account held right after the entry; null for an account
+   * without bounds on PostgreSQL, whose balance is spread over rows that
+   * calls change side by side (balanceAt still answers for it).
+   */
+  after: Balance | null;
+  /** When the entry was written: its call, or for an expiry when the hold was given back. */
+  at: Date;
+  /** Where a statement read after this entry starts: the after of the next query. */
+  cursor: string;
+}
+
+/** Which of an account's entries a statement reads. Every property may be left out. */
+export interface StatementQuery {
+  /** The newest entry first; else the oldest. */
+  newest?: boolean;
+  /** From <= at, at < to; null or left out leaves that side open. */
+  from?: Date | null;
+  to?: Date | null;
+  /** Only the entries of these transfer kinds; empty or left out keeps all. */
+  transfers?: readonly string[];
+  /** The most entries a page holds: 0 or left out is DEFAULT_PAGE, at most MAX_PAGE. */
+  limit?: number;
+  /** The cursor of the last entry read, or the next of the page before: the page starts past it. */
+  after?: string;
+}
+
+/** One page of an account's entries. */
+export interface Statement {
+  entries: Entry[];
+  /**
+   * The cursor to read on from: the last entry's, or the query's after
+   * when the page is empty. Read oldest first, a later page also holds the
+   * entries written since.
+   */
+  next: string;
+  /** Entries the query keeps were left past the page. */
+  more: boolean;
+}
+
+/** A hold still held: not posted, voided or past its deadline. */
+export interface OpenHold {
+  transfer: string;
+  /** The hold's key; null where the backend keeps none, with id then naming the hold's first move. */
+  key: string[] | null;
+  id: string;
+  moves: HoldMove[];
+  created: Date;
+  /** When it expires; null for a kind whose holds never do. */
+  deadline: Date | null;
+}
+
+/** What one move of a hold holds. */
+export interface HoldMove {
+  move: number;
+  /** The account kinds the move leaves and reaches, and their values. */
+  from: string;
+  fromArgs: string[];
+  to: string;
+  toArgs: string[];
+  amount: bigint;
+}
+
+/** Page sizes of a statement. */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+/** A statement's query as checked: what is sent. */
+export interface CheckedQuery {
+  newest: boolean;
+  from: Date | null;
+  to: Date | null;
+  transfers: string[];
+  limit: number;
+  after: string;
+}
+
+const queryProps = ["newest", "from", "to", "transfers", "limit", "after"];
+
+/**
+ * checkQuery reads a statement's query, or throws before anything is
+ * sent: a property it does not know, a value of the wrong type, a
+ * transfer kind not among transfers (the book's), a limit out of range.
+ */
+export function checkQuery(where: string, q: unknown, transfers: readonly string[]): CheckedQuery {
+  const o = argsOf(where, "query", q, queryProps);
+  const newest = field(o, "newest") ?? false;
+  if (typeof newest !== "boolean") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: newest must be a boolean, got ${describe(newest)}`);
+  }
+  const time = (name: string): Date | null => {
+    const v = field(o, name) ?? null;
+    return v === null ? null : checkTime(where, name, v);
+  };
+  const kinds = field(o, "transfers") ?? [];
+  if (!Array.isArray(kinds)) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers must be an array of transfer kinds, got ${describe(kinds)}`);
+  }
+  for (const k of kinds as unknown[]) {
+    if (typeof k !== "string" || !transfers.includes(k)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: transfers holds ${describe(k)}, which is not a transfer kind of the book; it has ${transfers.join(", ")}`);
+    }
+  }
+  const after = field(o, "after") ?? "";
+  if (typeof after !== "string") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: after must be a cursor (a string), got ${describe(after)}`);
+  }
+  return { newest, from: time("from"), to: time("to"), transfers: [...(kinds as string[])], limit: pageLimit(where, field(o, "limit") ?? 0), after };
+}
+
+/** pageLimit is the number of entries a query asks for: 0 is DEFAULT_PAGE; anything but a whole number from 0 to MAX_PAGE throws. */
+export function pageLimit(where: string, limit: unknown): number {
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0 || limit > MAX_PAGE) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a statement's limit is ${describe(limit)}; it is a whole number from 1 to ${MAX_PAGE}, or 0 for ${DEFAULT_PAGE}`);
+  }
+  return limit === 0 ? DEFAULT_PAGE : limit;
+}
+
+/** checkTime returns v when it is a Date that holds a time (not an Invalid Date). */
+export function checkTime(where: string, name: string, v: unknown): Date {
+  if (!(v instanceof Date) || Number.isNaN(v.getTime())) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} must be a Date, got ${v instanceof Date ? "an Invalid Date" : describe(v)}`);
+  }
+  return v;
 }
 
 // ---- chobo's TypeScript runtime: postgres.ts, as the runtime's source has it
@@ -782,6 +1054,16 @@ export async function queryRow(db: Queryable, where: string, text: string, value
  * connection took with it.
  */
 async function send(configured: Queryable, where: string, text: string, values: unknown[]): Promise<{ row: unknown[]; resent: boolean }> {
+  const { rows, resent } = await sendRows(configured, where, text, values);
+  const row = rows[0];
+  if (row === undefined) {
+    throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
+  }
+  return { row, resent };
+}
+
+/** sendRows is send for a statement that answers any number of rows, each as its values in column order. */
+async function sendRows(configured: Queryable, where: string, text: string, values: unknown[]): Promise<{ rows: unknown[][]; resent: boolean }> {
   const { db, resendMs } = settingsOf(configured);
   const until = resends(configured) ? Date.now() + resendMs : 0;
   let first: unknown;
@@ -790,11 +1072,13 @@ async function send(configured: Queryable, where: string, text: string, values: 
   for (let n = 0; ; n++) {
     try {
       const res = await query(db, text, values);
-      const row = res.rows[0];
-      if (typeof row !== "object" || row === null) {
-        throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
-      }
-      return { row: Object.values(row), resent: lostOnce };
+      const rows = res.rows.map((row) => {
+        if (typeof row !== "object" || row === null) {
+          throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered a row that is not one`);
+        }
+        return Object.values(row);
+      });
+      return { rows, resent: lostOnce };
     } catch (err) {
       if (err instanceof ChoboError) {
         throw err;
@@ -1092,5 +1376,176 @@ export async function bulk<R extends string>(db: Queryable, given: readonly PgCa
     }
   }
   return out;
+}
+
+// The history reads. The book's four read functions answer rows; the
+// statements that call them are the client's, and what each row's values
+// are named comes from the book (HistoryKinds), since a row keeps a
+// call's values in the order its operation takes them.
+
+/** The parameters of one transfer kind, by the book's names: all of them in declared order, the key's, a post's amounts. */
+export interface HistoryKind {
+  readonly args: readonly string[];
+  readonly key: readonly string[];
+  readonly amounts: readonly string[];
+}
+
+/** The transfer kinds of a book, by name, as the history reads name the values of each entry's call. */
+export type HistoryKinds = ReadonlyMap<string, HistoryKind>;
+
+/** The statements that read a book's history: a statement, a call's entries, the open holds, a balance at a time. */
+export interface HistoryStatements {
+  readonly statement: string;
+  readonly call: string;
+  readonly openHolds: string;
+  readonly balanceAt: string;
+}
+
+/** The largest cursor: an account's entry number, a PostgreSQL bigint. */
+const CURSOR_MAX = (1n << 63n) - 1n;
+
+/** parseCursor reads a statement's cursor as PostgreSQL gives it, the decimal text of an entry number; anything else throws before anything is sent. */
+export function parseCursor(where: string, c: string): string | null {
+  if (c === "") {
+    return null;
+  }
+  if (!/^[1-9][0-9]{0,18}$/.test(c) || BigInt(c) > CURSOR_MAX) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${describe(c)} is not a cursor of this book's statements; give the cursor or next a statement answered`);
+  }
+  return c;
+}
+
+function unexpected(where: string, what: string, v: unknown): never {
+  throw new ChoboError("CHOBO_UNEXPECTED", `${where}: ${what} of ${describe(v)}`);
+}
+
+function asText(where: string, what: string, v: unknown): string {
+  return typeof v === "string" ? v : unexpected(where, what, v);
+}
+
+function texts(where: string, what: string, v: unknown): string[] {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) {
+    unexpected(where, what, v);
+  }
+  return [...(v as string[])];
+}
+
+function whole(where: string, what: string, v: unknown): number {
+  const n = typeof v === "string" && /^[0-9]+$/.test(v) ? Number(v) : v;
+  return typeof n === "number" && Number.isSafeInteger(n) ? n : unexpected(where, what, v);
+}
+
+/** time reads a timestamptz, which pg hands over as a Date. */
+function time(where: string, what: string, v: unknown): Date {
+  const d = v instanceof Date ? v : typeof v === "string" ? new Date(v) : null;
+  return d !== null && !Number.isNaN(d.getTime()) ? d : unexpected(where, what, v);
+}
+
+const entryOps: readonly string[] = ["do", "hold", "post", "void", "expire"];
+
+/** callArgs names the values a row keeps of an entry's call, as its operation took them. */
+function callArgs(where: string, kind: HistoryKind, op: EntryOp, values: string[]): Record<string, string> {
+  let names: readonly string[];
+  switch (op) {
+    case "do":
+    case "hold":
+      names = kind.args;
+      break;
+    case "post":
+      names = values.length === kind.key.length ? kind.key : [...kind.key, ...kind.amounts];
+      break;
+    default:
+      names = kind.key;
+  }
+  if (names.length !== values.length) {
+    unexpected(where, `a ${op} with the values`, values);
+  }
+  const out: Record<string, string> = {};
+  names.forEach((n, i) => Object.defineProperty(out, n, { value: values[i], enumerable: true, writable: true, configurable: true }));
+  return out;
+}
+
+/** entryOf reads one row of a statement or of a call's entries. */
+function entryOf(where: string, kinds: HistoryKinds, row: unknown[]): Entry {
+  const [cursor, transfer, op, key, args, move, out, account, accountArgs, posted, heldIn, heldOut, ap, ai, ao, at] = row;
+  const t = asText(where, "a transfer kind", transfer);
+  const kind = kinds.get(t) ?? unexpected(where, "a transfer kind", t);
+  const o = asText(where, "an op", op);
+  if (!entryOps.includes(o)) {
+    unexpected(where, "an op", o);
+  }
+  if (typeof out !== "boolean") {
+    unexpected(where, "a side", out);
+  }
+  const after = ap === null && ai === null && ao === null ? null
+    : { posted: int64(where, ap), held_in: int64(where, ai), held_out: int64(where, ao) };
+  return {
+    transfer: t, op: o as EntryOp, key: texts(where, "a key", key),
+    args: callArgs(where, kind, o as EntryOp, texts(where, "the values of a call", args)), id: "",
+    move: whole(where, "a move", move), out, account: asText(where, "an account kind", account),
+    accountArgs: texts(where, "the values of an account", accountArgs),
+    posted: int64(where, posted), heldIn: int64(where, heldIn), heldOut: int64(where, heldOut), after,
+    at: time(where, "a time", at), cursor: String(int64(where, cursor)),
+  };
+}
+
+/**
+ * statement reads a page of an account's entries: values are the
+ * account's. It asks for one row more than the page holds, to tell
+ * whether more are left.
+ */
+export async function statement(db: Queryable, where: string, text: string, kinds: HistoryKinds, tenant: string, account: string, values: string[], q: unknown): Promise<Statement> {
+  const query = checkQuery(where, q === undefined ? {} : q, [...kinds.keys()]);
+  const after = parseCursor(where, query.after);
+  checkSize(where, tenant, values);
+  const { rows } = await sendRows(db, where, text, [tenant, account, values, query.from, query.to,
+    query.transfers.length === 0 ? null : query.transfers, query.newest, query.limit + 1, after]);
+  const more = rows.length > query.limit;
+  const entries = rows.slice(0, query.limit).map((r) => entryOf(where, kinds, r));
+  return { entries, next: entries.length === 0 ? query.after : entries[entries.length - 1]!.cursor, more };
+}
+
+/** callEntries reads every entry written under the key of a transfer kind, oldest first. */
+export async function callEntries(db: Queryable, where: string, text: string, kinds: HistoryKinds, tenant: string, transfer: string, key: string[]): Promise<Entry[]> {
+  checkSize(where, tenant, key);
+  const { rows } = await sendRows(db, where, text, [tenant, transfer, key]);
+  return rows.map((r) => entryOf(where, kinds, r));
+}
+
+/**
+ * openHolds reads the holds still held that move from or to an account
+ * (null: any) and are of a transfer kind (null: any). The function
+ * answers a row per move, a hold's moves together.
+ */
+export async function openHolds(db: Queryable, where: string, text: string, tenant: string, account: string | null, values: string[] | null, transfer: string | null): Promise<OpenHold[]> {
+  checkSize(where, tenant, values ?? []);
+  const { rows } = await sendRows(db, where, text, [tenant, account, values, transfer]);
+  const out: OpenHold[] = [];
+  let last = "";
+  for (const [kind, key, move, from, fromArgs, to, toArgs, amount, created, deadline] of rows) {
+    const t = asText(where, "a transfer kind", kind);
+    const k = texts(where, "a key", key);
+    const m: HoldMove = {
+      move: whole(where, "a move", move), from: asText(where, "an account kind", from), fromArgs: texts(where, "the values of an account", fromArgs),
+      to: asText(where, "an account kind", to), toArgs: texts(where, "the values of an account", toArgs), amount: int64(where, amount),
+    };
+    const name = JSON.stringify([t, k]);
+    if (name === last) {
+      out[out.length - 1]!.moves.push(m);
+      continue;
+    }
+    last = name;
+    out.push({ transfer: t, key: k, id: "", moves: [m], created: time(where, "a time", created),
+      deadline: deadline === null ? null : time(where, "a deadline", deadline) });
+  }
+  return out;
+}
+
+/** balanceAt reads what an account held at a time: after every entry written then or before. */
+export async function balanceAt(db: Queryable, where: string, text: string, tenant: string, account: string, values: string[], at: unknown): Promise<Balance> {
+  const when = checkTime(where, "the time", at);
+  checkSize(where, tenant, values);
+  const [posted, heldIn, heldOut] = await queryRow(db, where, text, [tenant, account, values, when]);
+  return { posted: int64(where, posted), held_in: int64(where, heldIn), held_out: int64(where, heldOut) };
 }
 

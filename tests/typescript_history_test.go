@@ -1,0 +1,550 @@
+package tests
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/gen"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/chobo/target"
+	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
+)
+
+// TestTypeScriptHistoryOnPostgres runs the scenarios of the history
+// cases on a real server and makes every read step through the generated
+// TypeScript client, driven by its driver (the statement, entries, holds
+// and balance_at requests), holding each answer to what the interpreter
+// reads on the book. The calls go through the book's SQL functions, as
+// the other history tests send them: what is tested here is the reading.
+//
+// Time is mapped as on the server alone: the server's clock at the end of
+// each pass is a mark, and an entry written after the mark of the pass
+// that brought the scenario to t (and before the next) is at t. A Date
+// holds milliseconds, so marks are cut to milliseconds before the
+// entries' times are held to them. A page's "more" is compared too: the
+// client asks for one entry more than its page.
+func TestTypeScriptHistoryOnPostgres(t *testing.T) {
+	node, _ := typeScript(t)
+	modules, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := target.Lookup("postgres-typescript")
+	if !ok {
+		t.Fatal("no postgres-typescript target")
+	}
+	for _, name := range []string{"history", "history_ja"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(casesDir, name)
+			books, _ := filepath.Glob(filepath.Join(dir, "*.book"))
+			if len(books) != 1 {
+				t.Fatalf("the book of %s: %v", name, books)
+			}
+			orig, src := loadBook(t, books[0])
+			data, err := os.ReadFile(filepath.Join(dir, "scenarios.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs, err := scenario.Read(orig, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			copySrc, cp, err := conformance.Shorten(orig, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, ds, err := g.Build(cp, gen.NewSource(filepath.Base(books[0]), copySrc), gen.Options{})
+			if err != nil || len(ds) > 0 || len(files) != 1 {
+				t.Fatalf("the test copy's TypeScript client: %v %v", ds, err)
+			}
+			work := t.TempDir()
+			if err := tsdriver.Compile(tsdriver.Node{Program: node, Modules: modules}, work, map[string][]byte{files[0].Path: files[0].Data}); err != nil {
+				t.Fatal(err)
+			}
+
+			srv := pgtest.Start(t)
+			pool := srv.Pool(t, 2)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			installSQL(t, pool, cp, copySrc)
+			be, err := conformance.NewSQL(cp, pool, pool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			open, err := conformance.Open(cp, g.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			open.DSN = srv.ConnString(pgtest.DefaultDB)
+			d := startTSDriver(t, node, tsdriver.DriverArgs(work, files[0].Path), open)
+
+			reads := 0
+			for i, sc := range scs {
+				reads += tsHistoryScenario(t, ctx, d, pool, be, orig, cp, sc, fmt.Sprintf("ts%d", i))
+			}
+			if reads == 0 {
+				t.Fatal("no read step in the scenarios")
+			}
+			t.Logf("%d scenarios, %d reads through the TypeScript client compared", len(scs), reads)
+		})
+	}
+}
+
+// tsDriver is a TypeScript driver spoken to one request at a time.
+type tsDriver struct {
+	t      *testing.T
+	in     io.Writer
+	out    *bufio.Scanner
+	nextID int64
+}
+
+func startTSDriver(t *testing.T, node string, args []string, open protocol.Request) *tsDriver {
+	t.Helper()
+	cmd := exec.Command(node, args...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("the driver: %v\n%s", err, stderr.String())
+		}
+	})
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	d := &tsDriver{t: t, in: in, out: sc}
+	if res := d.ask(open); !res.OK {
+		t.Fatalf("open: %+v", res)
+	}
+	return d
+}
+
+// ask sends one request and reads its answer; an answer with an error
+// fails the test.
+func (d *tsDriver) ask(req protocol.Request) protocol.Response {
+	d.t.Helper()
+	res := d.try(req)
+	if res.Error != "" {
+		d.t.Fatalf("%s: %s", req.Op, res.Error)
+	}
+	return res
+}
+
+func (d *tsDriver) try(req protocol.Request) protocol.Response {
+	d.t.Helper()
+	d.nextID++
+	req.ID = d.nextID
+	line, err := json.Marshal(req)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	if _, err := d.in.Write(append(line, '\n')); err != nil {
+		d.t.Fatal(err)
+	}
+	if !d.out.Scan() {
+		d.t.Fatalf("%s: the driver answered nothing: %v", req.Op, d.out.Err())
+	}
+	var res protocol.Response
+	if err := json.Unmarshal(d.out.Bytes(), &res); err != nil {
+		d.t.Fatalf("%s: %v: %s", req.Op, err, d.out.Bytes())
+	}
+	if res.ID != req.ID {
+		d.t.Fatalf("%s: the answer to %d came for %d", req.Op, req.ID, res.ID)
+	}
+	return res
+}
+
+// tsMark is the server's clock, cut to milliseconds as a Date holds it,
+// at the end of a pass, and the scenario's time that pass brought.
+type tsMark struct {
+	t  int64
+	at time.Time
+}
+
+func tsHistoryScenario(t *testing.T, ctx context.Context, d *tsDriver, pool *pgxpool.Pool, be conformance.SQL, orig, cp *book.Book, sc scenario.Scenario, tenant string) int {
+	t.Helper()
+	want := scenario.Run(orig, sc)
+	scaled, err := conformance.Scale(orig, cp, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marks []tsMark
+	var now int64
+	first := func(s int64, past bool) *time.Time {
+		for _, m := range marks {
+			if m.t > s || (!past && m.t == s) {
+				return &m.at
+			}
+		}
+		return nil
+	}
+	timeOf := func(text string) int64 {
+		at, err := time.Parse(protocol.TimeFormat, text)
+		if err != nil {
+			t.Fatalf("the time %q: %v", text, err)
+		}
+		var s int64
+		for _, m := range marks {
+			if !at.Before(m.at) {
+				s = m.t
+			}
+		}
+		return s
+	}
+	nexts := map[int]string{}
+	reads := 0
+	for i, st := range scaled.Steps {
+		switch {
+		case st.Together != nil:
+			t.Fatalf("%s: step %d: together is not run here", sc.Name, i+1)
+		case st.Call != nil:
+			if _, err := be.Call(ctx, st.Call.Call, tenant); err != nil {
+				t.Fatalf("%s: step %d: %v", sc.Name, i+1, err)
+			}
+		case st.Read != nil:
+			reads++
+			rd, exp := sc.Steps[i].Read, want[0].Reads[i]
+			got, wantLines := tsHistoryRead(t, d, orig, tenant, rd, exp, first, timeOf, nexts, i)
+			if strings.Join(got, "\n") != strings.Join(wantLines, "\n") {
+				t.Errorf("%s: step %d (%s):\nTypeScript client:\n  %s\ninterpreter:\n  %s", sc.Name, i+1, rd.Label(diag.English),
+					strings.Join(got, "\n  "), strings.Join(wantLines, "\n  "))
+			}
+		default:
+			time.Sleep(time.Duration(st.Pass)*time.Second + 200*time.Millisecond)
+			now += sc.Steps[i].Pass
+			var at time.Time
+			if err := pool.QueryRow(ctx, `select clock_timestamp()`).Scan(&at); err != nil {
+				t.Fatal(err)
+			}
+			marks = append(marks, tsMark{now, at.Truncate(time.Millisecond)})
+			for {
+				left, err := be.Expire(ctx, tenant)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !left {
+					break
+				}
+			}
+		}
+	}
+	return reads
+}
+
+// byName gives values by the names of their parameters, as the protocol
+// carries them.
+func byName(names, values []string) map[string]string {
+	out := map[string]string{}
+	for i, n := range names {
+		out[n] = values[i]
+	}
+	return out
+}
+
+// tsEntryLine is what both sides of the comparison write of an entry:
+// everything it holds but its cursor and its exact time.
+func tsEntryLine(account string, s int64, transfer, op string, key []string, args map[string]string, move int, out bool, posted, heldOut, heldIn string, after *[3]string) string {
+	var kv []string
+	for k, v := range args {
+		kv = append(kv, k+"="+v)
+	}
+	sort.Strings(kv)
+	line := fmt.Sprintf("%s at %ds: %s.%s(%s) [%s] move %d out=%v; posted %s, held out %s, held in %s", account, s, transfer, op,
+		strings.Join(key, ", "), strings.Join(kv, " "), move, out, posted, heldOut, heldIn)
+	if after != nil {
+		line += fmt.Sprintf(" -> %s, %s, %s", after[0], after[1], after[2])
+	}
+	return line
+}
+
+// interpEntryLine writes an entry of the interpreter as tsEntryLine does.
+// PostgreSQL keeps no balance after an entry of an account without
+// bounds.
+func interpEntryLine(e interp.Entry) string {
+	args := map[string]string{}
+	for k, v := range e.Call.Strings {
+		args[k] = v
+	}
+	for k, v := range e.Call.Amounts {
+		args[k] = fmt.Sprint(v)
+	}
+	var after *[3]string
+	if e.Account.Kind.Lower != nil || e.Account.Kind.Upper != nil {
+		after = &[3]string{fmt.Sprint(e.After.Posted), fmt.Sprint(e.After.HeldOut), fmt.Sprint(e.After.HeldIn)}
+	}
+	return tsEntryLine(e.Account.String(), e.Time, e.Call.Transfer.Name, string(e.Op), e.Key, args, e.Move, e.Out,
+		fmt.Sprint(e.Posted), fmt.Sprint(e.HeldOut), fmt.Sprint(e.HeldIn), after)
+}
+
+func protocolEntryLines(entries *[]protocol.Entry, timeOf func(string) int64) []string {
+	var out []string
+	if entries == nil {
+		return []string{"(no entries in the answer)"}
+	}
+	for _, e := range *entries {
+		var after *[3]string
+		if e.After != nil {
+			after = &[3]string{e.After.Posted, e.After.HeldOut, e.After.HeldIn}
+		}
+		out = append(out, tsEntryLine(book.KindArgs(e.Account, e.AccountArgs), timeOf(e.At), e.Transfer, e.Op, e.Key, e.Args,
+			e.Move, e.Out, e.Posted, e.HeldOut, e.HeldIn, after))
+	}
+	return out
+}
+
+func tsHistoryRead(t *testing.T, d *tsDriver, b *book.Book, tenant string, rd *scenario.ReadStep, exp *scenario.ReadResult,
+	first func(int64, bool) *time.Time, timeOf func(string) int64, nexts map[int]string, step int) (got, want []string) {
+	t.Helper()
+	req := protocol.Request{Tenant: tenant}
+	if rd.Account != nil {
+		req.Account, req.Args = rd.Account.Kind.Name, byName(rd.Account.Kind.Params, rd.Account.Args)
+	}
+	format := func(at time.Time) string { return at.UTC().Format(protocol.TimeFormat) }
+	switch rd.Kind {
+	case scenario.ReadStatement:
+		req.Op = protocol.Statement
+		for _, tr := range rd.Transfers {
+			req.Transfers = append(req.Transfers, tr.Name)
+		}
+		if rd.From > 0 {
+			if from := first(rd.From, false); from != nil {
+				req.From = format(*from)
+			} else {
+				req.From = format(time.Now().Add(time.Hour))
+			}
+		}
+		if rd.To != nil {
+			if to := first(*rd.To, false); to != nil {
+				req.To = format(*to)
+			}
+		}
+		req.Newest = rd.Order == interp.Newest
+		req.Limit = rd.Limit
+		if rd.AfterStep >= 0 {
+			req.After = nexts[rd.AfterStep]
+		}
+		res := d.ask(req)
+		nexts[step] = res.Next
+		got = append(protocolEntryLines(res.Entries, timeOf), fmt.Sprintf("more: %v", res.More))
+		for _, e := range exp.Entries {
+			want = append(want, interpEntryLine(e))
+		}
+		want = append(want, fmt.Sprintf("more: %v", exp.More))
+		if res.Entries != nil && len(*res.Entries) > 0 && res.Next != (*res.Entries)[len(*res.Entries)-1].Cursor {
+			got = append(got, fmt.Sprintf("next %q is not the last entry's cursor", res.Next))
+		}
+	case scenario.ReadEntries:
+		req.Op = protocol.Entries
+		req.Transfer = rd.Transfer.Name
+		req.Args = byName(keyNames(rd.Transfer), rd.Key)
+		got = protocolEntryLines(d.ask(req).Entries, timeOf)
+		for _, e := range exp.Entries {
+			want = append(want, interpEntryLine(e))
+		}
+	case scenario.ReadHolds:
+		req.Op = protocol.Holds
+		if rd.Transfer != nil {
+			req.Transfer = rd.Transfer.Name
+		}
+		got, want = tsHoldLines(t, d.ask(req), timeOf), interpHoldLines(exp.Holds)
+		// The requests the scenarios do not make: an account's holds kept
+		// to one kind, and every hold of the book, which is the one
+		// kind's when the book has one kind that holds.
+		var holding []*book.Transfer
+		for _, tr := range b.Transfers {
+			if tr.Pending != nil {
+				holding = append(holding, tr)
+			}
+		}
+		switch {
+		case rd.Account != nil && rd.Transfer == nil:
+			for _, tr := range holding {
+				both := req
+				both.Transfer = tr.Name
+				var kept []*interp.Hold
+				for _, h := range exp.Holds {
+					if h.Transfer == tr {
+						kept = append(kept, h)
+					}
+				}
+				got = append(append(got, "of "+tr.Name+":"), tsHoldLines(t, d.ask(both), timeOf)...)
+				want = append(append(want, "of "+tr.Name+":"), interpHoldLines(kept)...)
+			}
+		case rd.Account == nil && len(holding) == 1:
+			every := req
+			every.Transfer = ""
+			got = append(append(got, "of any kind:"), tsHoldLines(t, d.ask(every), timeOf)...)
+			want = append(append(want, "of any kind:"), interpHoldLines(exp.Holds)...)
+		}
+	case scenario.ReadBalance:
+		req.Op = protocol.BalanceAt
+		if at := first(rd.At, true); at != nil {
+			req.At = format(at.Add(-time.Millisecond))
+		} else {
+			req.At = format(time.Now().Add(time.Hour))
+		}
+		res := d.ask(req)
+		got = []string{fmt.Sprintf("posted %s, held out %s, held in %s", res.Posted, res.HeldOut, res.HeldIn)}
+		want = []string{fmt.Sprintf("posted %d, held out %d, held in %d", exp.Balance.Posted, exp.Balance.HeldOut, exp.Balance.HeldIn)}
+	}
+	return got, want
+}
+
+func tsHoldLines(t *testing.T, res protocol.Response, timeOf func(string) int64) []string {
+	t.Helper()
+	if res.Holds == nil {
+		t.Fatalf("holds: no holds in the answer")
+	}
+	var out []string
+	for _, h := range *res.Holds {
+		var moves []string
+		for _, m := range h.Moves {
+			moves = append(moves, fmt.Sprintf("%d: %s %s -> %s", m.Move, m.Amount, book.KindArgs(m.From, m.FromArgs), book.KindArgs(m.To, m.ToArgs)))
+		}
+		out = append(out, fmt.Sprintf("%s held at %ds, expires %v: %s", book.KindArgs(h.Transfer, h.Key), timeOf(h.Created), h.Deadline != "",
+			strings.Join(moves, "; ")))
+	}
+	return out
+}
+
+func interpHoldLines(holds []*interp.Hold) []string {
+	var out []string
+	for _, h := range holds {
+		var moves []string
+		for i, a := range h.Amounts {
+			moves = append(moves, fmt.Sprintf("%d: %d %s -> %s", i+1, a, h.From[i], h.To[i]))
+		}
+		out = append(out, fmt.Sprintf("%s held at %ds, expires %v: %s", h.Name(), h.Created, h.Transfer.Pending.Expires, strings.Join(moves, "; ")))
+	}
+	return out
+}
+
+// keyNames are the names of a transfer kind's key, in key order.
+func keyNames(tr *book.Transfer) []string {
+	var out []string
+	for _, p := range tr.Key {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// TestTypeScriptHistoryRefusedBeforeSending holds that the generated
+// client refuses a bad query, a bad cursor or a time that is not a Date
+// before it sends anything, and that the TigerBeetle client's reads say
+// they are not there yet: both run on a database that is not there.
+func TestTypeScriptHistoryRefusedBeforeSending(t *testing.T) {
+	node, _ := typeScript(t)
+	modules, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, src := loadBook(t, filepath.Join(casesDir, "history", "card.book"))
+	inputs := map[string][]byte{"main.ts": []byte(historyRefusals)}
+	for _, tg := range []string{"postgres-typescript", "tigerbeetle-typescript"} {
+		g, _ := target.Lookup(tg)
+		files, ds, err := g.Build(b, gen.NewSource("card.book", src), gen.Options{})
+		if err != nil || len(ds) > 0 || len(files) != 1 {
+			t.Fatalf("%s: %v %v", tg, ds, err)
+		}
+		inputs[strings.TrimSuffix(tg, "-typescript")+"/"+files[0].Path] = files[0].Data
+	}
+	work := t.TempDir()
+	if err := tsdriver.Compile(tsdriver.Node{Program: node, Modules: modules}, work, inputs); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(node, filepath.Join(work, "dist", "main.js")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	wantLines := []string{
+		"statement.wallet: CHOBO_BAD_ARGUMENT: chobo: statement.wallet: a statement's limit is the number 1001; it is a whole number from 1 to 1000, or 0 for 100",
+		"statement.wallet: CHOBO_BAD_ARGUMENT: chobo: statement.wallet: a statement's limit is the number -1; it is a whole number from 1 to 1000, or 0 for 100",
+		`statement.bank: CHOBO_BAD_ARGUMENT: chobo: statement.bank: the string "h3" is not a cursor of this book's statements; give the cursor or next a statement answered`,
+		"statement.bank: CHOBO_BAD_ARGUMENT: chobo: statement.bank: transfers holds the string \"refund\", which is not a transfer kind of the book; it has top_up, payment",
+		"balanceAt.wallet: CHOBO_BAD_ARGUMENT: chobo: balanceAt.wallet: the time must be a Date, got an Invalid Date",
+		"payment.entries: CHOBO_BAD_ARGUMENT: chobo: payment.entries: the key has card, which is not part of payment's key",
+		"queries sent: 0",
+		"statement.wallet: CHOBO_UNSUPPORTED: chobo: statement.wallet: reading history is not in the TypeScript TigerBeetle client yet",
+		"balanceAt.bank: CHOBO_UNSUPPORTED: chobo: balanceAt.bank: reading history is not in the TypeScript TigerBeetle client yet",
+		"openHolds.wallet: CHOBO_UNSUPPORTED: chobo: openHolds.wallet: reading history is not in the TypeScript TigerBeetle client yet",
+		"top_up.entries: CHOBO_UNSUPPORTED: chobo: top_up.entries: reading history is not in the TypeScript TigerBeetle client yet",
+		"payment.openHolds: CHOBO_UNSUPPORTED: chobo: payment.openHolds: reading history is not in the TypeScript TigerBeetle client yet",
+		"statement.wallet: CHOBO_BAD_ARGUMENT: chobo: statement.wallet: a statement's limit is the number 5000; it is a whole number from 1 to 1000, or 0 for 100",
+		"requests sent: 0",
+	}
+	if !slices.Equal(lines, wantLines) {
+		t.Errorf("the reads answered\n  %s\nwant\n  %s", strings.Join(lines, "\n  "), strings.Join(wantLines, "\n  "))
+	}
+}
+
+// historyRefusals calls the history reads of both clients of the history
+// case with what they must refuse, over a database and a TigerBeetle
+// client that count what they are handed and answer nothing.
+const historyRefusals = `import { postgres } from "./postgres/card.js";
+import { tigerbeetle } from "./tigerbeetle/card.js";
+
+let queries = 0;
+const db = { query: async (): Promise<{ rows: unknown[] }> => { queries++; return { rows: [] }; } };
+let requests = 0;
+const never = async (): Promise<never> => { requests++; throw new Error("sent"); };
+const client = { createAccounts: never, createTransfers: never, lookupAccounts: never, lookupTransfers: never };
+
+async function show(where: string, p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+    console.log(where + ": answered");
+  } catch (e) {
+    const err = e as { code?: string; message?: string };
+    console.log(where + ": " + String(err.code) + ": " + String(err.message));
+  }
+}
+
+const pg = postgres(db, { tenant: "t" });
+await show("statement.wallet", pg.statement.wallet({ card: "c-1" }, { limit: 1001 }));
+await show("statement.wallet", pg.statement.wallet({ card: "c-1" }, { limit: -1 }));
+await show("statement.bank", pg.statement.bank({ after: "h3" }));
+await show("statement.bank", pg.statement.bank({ transfers: ["refund"] }));
+await show("balanceAt.wallet", pg.balanceAt.wallet({ card: "c-1" }, new Date("soon")));
+const wrongKey: { payment_id: string } = Object.assign({ payment_id: "p-1" }, { card: "c-1" });
+await show("payment.entries", pg.payment.entries(wrongKey));
+console.log("queries sent: " + queries);
+
+const tb = tigerbeetle(client, { tenant: "t" });
+await show("statement.wallet", tb.statement.wallet({ card: "c-1" }, { newest: true }));
+await show("balanceAt.bank", tb.balanceAt.bank(new Date()));
+await show("openHolds.wallet", tb.openHolds.wallet({ card: "c-1" }));
+await show("top_up.entries", tb.top_up.entries({ top_up_id: "t-1" }));
+await show("payment.openHolds", tb.payment.openHolds());
+await show("statement.wallet", tb.statement.wallet({ card: "c-1" }, { limit: 5000 }));
+console.log("requests sent: " + requests);
+`
