@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -518,4 +519,101 @@ func parsePlan(t *testing.T, notice string) planFigures {
 	}
 	walk(doc.Plan)
 	return out
+}
+
+// TestUpgradeFromEntriesKeptTwice loads the SQL of a chobo whose ledger
+// kept each call's entries twice, as arrays on its key row and as rows of
+// account_entries with what the call was given copied onto each, makes
+// calls, grants a role the four reads, and then loads the SQL of today
+// over it: the entries stay as they were (numbers, balances, times), the
+// arrays and the copies are gone, account_entries is keyed by account and
+// number, the reads answer the entries of before with what their calls
+// were given, the role granted the reads of before may still read, calls
+// after the load number on, and a second load changes nothing.
+func TestUpgradeFromEntriesKeptTwice(t *testing.T) {
+	earlier, err := os.ReadFile(filepath.Join(casesDir, "wallet-entries-kept-twice.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	u := startUpgradeServerWith(t, ctx, string(earlier))
+	if _, err := u.owner.Exec(ctx, historyReads(reporter)); err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, ctx, u.app, "before", []resendStep{
+		{`select * from "wallet".give_do('t', 'g-1', 'm', 100)`, nil, "done"},
+		{`select * from "wallet".buy_hold('t', 'o-1', 'm', 20)`, nil, "done"},
+		{`select * from "wallet".buy_post('t', 'o-1', 15)`, nil, "done"},
+		{`select * from "wallet".buy_hold('t', 'o-2', 'm', 10)`, nil, "done"},
+		{`select * from "wallet".buy_post('t', 'o-2')`, nil, "done"},
+		{`select * from "wallet".buy_hold('t', 'o-3', 'm', 5)`, nil, "done"},
+		{`select * from "wallet".buy_void('t', 'o-3')`, nil, "done"},
+		{`select * from "wallet".buy_hold('t', 'o-4', 'm', 1)`, nil, "done"},
+	})
+	if _, err := u.admin.Exec(ctx, `update "wallet".keys set deadline = clock_timestamp() - interval '1 second' where op = 'hold' and key = array['o-4']`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := u.app.QueryRow(ctx, `select "wallet".expire(1000)`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("expire() before: %d, %v", n, err)
+	}
+	stored := func() string {
+		t.Helper()
+		var s string
+		if err := u.admin.QueryRow(ctx, `select jsonb_agg(to_jsonb(e) - 'content' order by e.account, e.seq)::text from "wallet".account_entries e`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := stored()
+	today := walletSQL(t, walletV1)
+	u.load(t, ctx, today)
+	if after := stored(); after != before {
+		t.Fatalf("the entries changed in the load:\nbefore %s\nafter  %s", before, after)
+	}
+	var left, key string
+	if err := u.admin.QueryRow(ctx, `select coalesce(string_agg(attrelid::regclass::text || '.' || attname, ' '), '') from pg_attribute
+ where attrelid in ('"wallet".keys'::regclass, '"wallet".account_entries'::regclass) and not attisdropped
+   and (attname like 'entry\_%' or attname = 'content' and attrelid = '"wallet".account_entries'::regclass)`).Scan(&left); err != nil || left != "" {
+		t.Errorf("columns left over: %q %v", left, err)
+	}
+	if err := u.admin.QueryRow(ctx, `select pg_get_constraintdef(oid) from pg_constraint where conrelid = '"wallet".account_entries'::regclass and contype = 'p'`).Scan(&key); err != nil || key != "PRIMARY KEY (account, seq)" {
+		t.Errorf("the primary key of account_entries: %q %v", key, err)
+	}
+	h := postgres.History(check.Check("wallet.book", []byte(walletV1)).Book)
+	// the role granted the reads before the load reads with them after it
+	got, _ := historyEntries(t, ctx, u.report, h.Statement, "t", "wallet", []string{"m"}, nil, nil, nil, false, 0, nil)
+	if want := "give.do[g-1][g-1 m 100] 1 in wallet[m] 100/0/0 -> 100/0/0; " +
+		"buy.hold[o-1][o-1 m 20] 1 out wallet[m] 0/0/20 -> 100/0/20; buy.hold[o-1][o-1 m 20] 2 out wallet[m] 0/0/1 -> 100/0/21; " +
+		"buy.post[o-1][o-1 15] 1 out wallet[m] -15/0/-20 -> 85/0/1; buy.post[o-1][o-1 15] 2 out wallet[m] -1/0/-1 -> 84/0/0; " +
+		"buy.hold[o-2][o-2 m 10] 1 out wallet[m] 0/0/10 -> 84/0/10; buy.hold[o-2][o-2 m 10] 2 out wallet[m] 0/0/1 -> 84/0/11; " +
+		"buy.post[o-2][o-2] 1 out wallet[m] -10/0/-10 -> 74/0/1; buy.post[o-2][o-2] 2 out wallet[m] -1/0/-1 -> 73/0/0; " +
+		"buy.hold[o-3][o-3 m 5] 1 out wallet[m] 0/0/5 -> 73/0/5; buy.hold[o-3][o-3 m 5] 2 out wallet[m] 0/0/1 -> 73/0/6; " +
+		"buy.void[o-3][o-3] 1 out wallet[m] 0/0/-5 -> 73/0/1; buy.void[o-3][o-3] 2 out wallet[m] 0/0/-1 -> 73/0/0; " +
+		"buy.hold[o-4][o-4 m 1] 1 out wallet[m] 0/0/1 -> 73/0/1; buy.hold[o-4][o-4 m 1] 2 out wallet[m] 0/0/1 -> 73/0/2; " +
+		"buy.expire[o-4][o-4] 1 out wallet[m] 0/0/-1 -> 73/0/1; buy.expire[o-4][o-4] 2 out wallet[m] 0/0/-1 -> 73/0/0"; got != want {
+		t.Errorf("m's statement after the load:\n%s\nwant\n%s", got, want)
+	}
+	if got, _ := historyEntries(t, ctx, u.report, h.Call, "t", "give", []string{"g-1"}); got != "give.do[g-1][g-1 m 100] 1 out bank[] -100/0/0 -> -; give.do[g-1][g-1 m 100] 1 in wallet[m] 100/0/0 -> 100/0/0" {
+		t.Errorf("g-1's entries after the load: %s", got)
+	}
+	runSteps(t, ctx, u.app, "after", []resendStep{
+		{`select * from "wallet".give_do('t', 'g-1', 'm', 100)`, nil, "done_before"},
+		{`select * from "wallet".give_do('t', 'g-2', 'm', 7)`, nil, "done"},
+	})
+	var last string
+	if err := u.admin.QueryRow(ctx, `select seq || ' ' || key[1] || ' ' || after_posted from "wallet".account_entries
+ where account = `+walletID("t", "m")+` order by seq desc limit 1`).Scan(&last); err != nil || last != "18 g-2 80" {
+		t.Errorf("m's last entry after a call: %q %v, want 18 g-2 80", last, err)
+	}
+	loaded := stored()
+	u.load(t, ctx, today)
+	if again := stored(); again != loaded {
+		t.Errorf("a second load changed the entries")
+	}
+	if got := publicRights(t, ctx, u.admin); len(got) > 0 {
+		t.Errorf("PUBLIC may execute %v", got)
+	}
+	wantEntriesBalance(t, u.admin, check.Check("wallet.book", []byte(walletV1)).Book)
 }

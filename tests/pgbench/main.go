@@ -264,10 +264,12 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 						rates[sys] = append(rates[sys], rate[sys])
 						cpu[sys] = append(cpu[sys], used.Seconds()*1e6/float64(calls))
 					}
+					// a run of some systems alone (-systems) has no ratios
 					vsBare = append(vsBare, rate["chobo"]/rate["bare"])
 					vsFloor = append(vsFloor, rate["chobo"]/rate["floor"])
-					n := len(cpu["bare"]) - 1
-					cpuRatio = append(cpuRatio, cpu["bare"][n]/cpu["chobo"][n])
+					if n := len(cpu["bare"]) - 1; n >= 0 && len(cpu["chobo"]) > n {
+						cpuRatio = append(cpuRatio, cpu["bare"][n]/cpu["chobo"][n])
+					}
 				}
 				fmt.Printf("%-9s %-8s %5d %10.0f %10.0f %10.0f %12.2f %12.2f %10.1f %10.1f %9.2f\n", mode, shape, conns,
 					median(rates["chobo"]), median(rates["bare"]), median(rates["floor"]), median(vsBare), median(vsFloor),

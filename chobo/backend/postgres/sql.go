@@ -80,7 +80,7 @@ func Generate(b *book.Book, header []string) string {
 		S, Book string
 		Shards  int
 	}{s, Lit(b.Name), Shards})
-	exec("history.sql.tmpl", struct{ S, Book string }{s, Lit(b.Name)})
+	exec("history.sql.tmpl", newHistoryView(b))
 	for _, t := range b.Transfers {
 		if t.Pending == nil {
 			exec("move.sql.tmpl", newMoveView(b, t, book.Do))

@@ -719,3 +719,49 @@ func boundLit(b *book.Bound) string {
 	}
 	return fmt.Sprintf("%d::bigint", b.Value)
 }
+
+// historyView is what the history's functions are written from.
+type historyView struct {
+	S, Book string
+	// LegacyPosts are, for each transfer kind whose post names amounts,
+	// the amounts it named picked out of what each move posted: the
+	// arguments of a post made before its key row kept them, when it did
+	// not post the full hold.
+	LegacyPosts []legacyPost
+}
+
+type legacyPost struct {
+	Kind, Named string
+}
+
+// entryRowView is what one function's rows of entries read: the view,
+// and the kind and values of each entry's account as SQL.
+type entryRowView struct {
+	historyView
+	Account string
+}
+
+// Statement's rows are of the account named; a call's rows, of the
+// account each entry's row holds.
+func (v historyView) StatementRow() entryRowView { return entryRowView{v, "p_account, p_args"} }
+func (v historyView) CallRow() entryRowView      { return entryRowView{v, "a.kind, a.args"} }
+
+func newHistoryView(b *book.Book) historyView {
+	v := historyView{S: Ident(b.Name), Book: Lit(b.Name)}
+	for _, t := range b.Transfers {
+		if t.Pending == nil || len(t.PostAmounts()) == 0 {
+			continue
+		}
+		var named []string
+		for _, p := range t.PostAmounts() {
+			for i, m := range t.Moves {
+				if m.Amount.Param == p {
+					named = append(named, fmt.Sprintf("(c.content::bigint[])[%d]::text", i+1))
+					break
+				}
+			}
+		}
+		v.LegacyPosts = append(v.LegacyPosts, legacyPost{Kind: Lit(t.Name), Named: "array[" + strings.Join(named, ", ") + "]"})
+	}
+	return v
+}

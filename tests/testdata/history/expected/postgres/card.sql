@@ -564,7 +564,8 @@ begin
       select e.seq, e.kind, e.op, e.key,
              case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
                   when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
-                                                                     else e.key || c.content::bigint[]::text[] end)
+                                                                     when e.kind = 'payment' then e.key || array[(c.content::bigint[])[1]::text, (c.content::bigint[])[2]::text]
+                                                                     else e.key end)
                   else e.key end,
              (e.n + 1) / 2, e.n % 2 = 1, p_account, p_args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
@@ -586,7 +587,8 @@ begin
       select e.seq, e.kind, e.op, e.key,
              case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
                   when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
-                                                                     else e.key || c.content::bigint[]::text[] end)
+                                                                     when e.kind = 'payment' then e.key || array[(c.content::bigint[])[1]::text, (c.content::bigint[])[2]::text]
+                                                                     else e.key end)
                   else e.key end,
              (e.n + 1) / 2, e.n % 2 = 1, p_account, p_args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
@@ -625,7 +627,8 @@ begin
     select e.seq, e.kind, e.op, e.key,
              case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
                   when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
-                                                                     else e.key || c.content::bigint[]::text[] end)
+                                                                     when e.kind = 'payment' then e.key || array[(c.content::bigint[])[1]::text, (c.content::bigint[])[2]::text]
+                                                                     else e.key end)
                   else e.key end,
              (e.n + 1) / 2, e.n % 2 = 1, a.kind, a.args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at

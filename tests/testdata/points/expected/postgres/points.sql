@@ -567,7 +567,9 @@ begin
       select e.seq, e.kind, e.op, e.key,
              case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
                   when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
-                                                                     else e.key || c.content::bigint[]::text[] end)
+                                                                     when e.kind = 'grant' then e.key || array[(c.content::bigint[])[1]::text]
+                                                                     when e.kind = 'redeem' then e.key || array[(c.content::bigint[])[1]::text]
+                                                                     else e.key end)
                   else e.key end,
              (e.n + 1) / 2, e.n % 2 = 1, p_account, p_args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
@@ -589,7 +591,9 @@ begin
       select e.seq, e.kind, e.op, e.key,
              case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
                   when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
-                                                                     else e.key || c.content::bigint[]::text[] end)
+                                                                     when e.kind = 'grant' then e.key || array[(c.content::bigint[])[1]::text]
+                                                                     when e.kind = 'redeem' then e.key || array[(c.content::bigint[])[1]::text]
+                                                                     else e.key end)
                   else e.key end,
              (e.n + 1) / 2, e.n % 2 = 1, p_account, p_args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
@@ -628,7 +632,9 @@ begin
     select e.seq, e.kind, e.op, e.key,
              case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
                   when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
-                                                                     else e.key || c.content::bigint[]::text[] end)
+                                                                     when e.kind = 'grant' then e.key || array[(c.content::bigint[])[1]::text]
+                                                                     when e.kind = 'redeem' then e.key || array[(c.content::bigint[])[1]::text]
+                                                                     else e.key end)
                   else e.key end,
              (e.n + 1) / 2, e.n % 2 = 1, a.kind, a.args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at

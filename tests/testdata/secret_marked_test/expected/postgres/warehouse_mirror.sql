@@ -560,7 +560,7 @@ begin
       select e.seq, e.kind, e.op, e.key,
              case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
                   when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
-                                                                     else e.key || c.content::bigint[]::text[] end)
+                                                                     else e.key end)
                   else e.key end,
              (e.n + 1) / 2, e.n % 2 = 1, p_account, p_args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
@@ -582,7 +582,7 @@ begin
       select e.seq, e.kind, e.op, e.key,
              case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
                   when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
-                                                                     else e.key || c.content::bigint[]::text[] end)
+                                                                     else e.key end)
                   else e.key end,
              (e.n + 1) / 2, e.n % 2 = 1, p_account, p_args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
@@ -621,7 +621,7 @@ begin
     select e.seq, e.kind, e.op, e.key,
              case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
                   when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
-                                                                     else e.key || c.content::bigint[]::text[] end)
+                                                                     else e.key end)
                   else e.key end,
              (e.n + 1) / 2, e.n % 2 = 1, a.kind, a.args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
