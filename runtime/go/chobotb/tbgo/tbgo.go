@@ -319,3 +319,47 @@ func TransferFromTB(t tb.Transfer) chobotb.Transfer {
 		Timestamp:       t.Timestamp,
 	}
 }
+
+// GetAccountTransfers implements chobotb.HistoryClient.
+func (c *client) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter) ([]chobotb.Transfer, error) {
+	filter := tb.AccountFilter{AccountID: IDToTB(f.AccountID), Code: f.Code,
+		TimestampMin: f.TimestampMin, TimestampMax: f.TimestampMax, Limit: f.Limit,
+		Flags: tb.AccountFilterFlags{Debits: f.Debits, Credits: f.Credits, Reversed: f.Reversed}.ToUint32()}
+	found, err := call(ctx, "get_account_transfers", 1, func() ([]tb.Transfer, error) { return c.c.GetAccountTransfers(filter) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]chobotb.Transfer, len(found))
+	for i, t := range found {
+		out[i] = TransferFromTB(t)
+	}
+	return out, nil
+}
+
+// GetAccountTransfers implements chobotb.HistoryClient: a Conn reads
+// history as its client does.
+func (c *Conn) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter) ([]chobotb.Transfer, error) {
+	return c.Client.(chobotb.HistoryClient).GetAccountTransfers(ctx, f)
+}
+
+// QueryTransfers implements chobotb.HistoryClient.
+func (c *client) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]chobotb.Transfer, error) {
+	filter := tb.QueryFilter{UserData128: IDToTB(f.UserData128), UserData64: f.UserData64, Ledger: f.Ledger, Code: f.Code,
+		TimestampMin: f.TimestampMin, TimestampMax: f.TimestampMax, Limit: f.Limit,
+		Flags: tb.QueryFilterFlags{Reversed: f.Reversed}.ToUint32()}
+	found, err := call(ctx, "query_transfers", 1, func() ([]tb.Transfer, error) { return c.c.QueryTransfers(filter) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]chobotb.Transfer, len(found))
+	for i, t := range found {
+		out[i] = TransferFromTB(t)
+	}
+	return out, nil
+}
+
+// QueryTransfers implements chobotb.HistoryClient: a Conn queries as its
+// client does.
+func (c *Conn) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]chobotb.Transfer, error) {
+	return c.Client.(chobotb.HistoryClient).QueryTransfers(ctx, f)
+}

@@ -48,13 +48,15 @@
 //     a post or void past the deadline gets pending_transfer_expired whether
 //     or not the hold has been released.
 //   - lookups: the records found, in the order asked, missing ones left out.
+//   - get_account_transfers (history.go): the records that name an account,
+//     by timestamp, as a replica answered them; an expiry leaves none.
 //   - the request limit: more than chobotb.MaxEvents events in one call is
 //     refused before anything is applied, with the Go client's error text.
 //
 // What it leaves out: imported events, closing and closed accounts,
 // balancing transfers (such flags make the call fail with ErrNotModelled),
-// user_data_64 / user_data_32 (chobotb's records have none), the history
-// flag's queries, get_account_transfers and the other query operations,
+// user_data_32 (chobo writes none), the history flag and
+// get_account_balances, the query operations but get_account_transfers,
 // the 8,189-event limit of a replica without --development, the pulse's
 // batch limit (the model releases every expired hold at once), and anything
 // about networking, sessions or replicas.
