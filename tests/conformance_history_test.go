@@ -26,5 +26,5 @@ func TestClientReadsTheHistory(t *testing.T) {
 	if st.Reads == 0 || st.ReadsSkipped > 0 {
 		t.Errorf("%d reads of the history compared and %d not; want them all compared", st.Reads, st.ReadsSkipped)
 	}
-	t.Logf("%d scenarios of the history cases through %s, %d reads of the history equal to the interpreter's", st.Total, tg, st.Reads)
+	t.Logf("%d scenarios of the history cases through %s, %d reads of the history compared with the interpreter's", st.Total, tg, st.Reads)
 }
