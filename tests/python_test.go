@@ -358,11 +358,14 @@ for module, book in books:
                 continue
             m = getattr(obj, name)
             params = list(inspect.signature(m).parameters.values())
-            given = {p.name: value(p.annotation) for p in params if p.kind != p.VAR_KEYWORD and p.default is p.empty}
+            # A history read takes its query or time positionally.
+            pos = [value(p.annotation) for p in params if p.kind == p.POSITIONAL_ONLY and p.default is p.empty]
+            given = {p.name: value(p.annotation) for p in params
+                     if p.kind not in (p.VAR_KEYWORD, p.POSITIONAL_ONLY) and p.default is p.empty}
             if "calls" in given:
                 given["calls"] = []
             try:
-                r = m(**given, wrong_keyword=1)
+                r = m(*pos, **given, wrong_keyword=1)
                 if inspect.isawaitable(r):
                     asyncio.run(r)
             except module.ChoboError as e:
@@ -373,7 +376,7 @@ for module, book in books:
             checked += 1
             if any(p.kind == p.KEYWORD_ONLY for p in params):
                 try:
-                    m(*given.values())
+                    m(*pos, *given.values())
                 except TypeError:
                     positional += 1
                 else:
@@ -386,9 +389,11 @@ print(checked, positional)
 // tigerbeetle-python client with a keyword the operation does not take,
 // sync and async, a method and a *_call twin; mypy --strict must name
 // each.
-const unknownKeywordCaller = `import psycopg
+const unknownKeywordCaller = `from datetime import datetime, timezone
+
+import psycopg
 import tigerbeetle as tb
-from pgbook import postgres, postgres_async
+from pgbook import Balance, Entry, OpenHold, Statement, StatementQuery, postgres, postgres_async
 from tbbook import tigerbeetle
 
 
@@ -408,6 +413,26 @@ async def asynchronous(conn: psycopg.AsyncConnection) -> None:
 def beetle(client: tb.ClientSync) -> None:
     book = tigerbeetle(client)
     book.reserve.void(order="o", sku="s", tenant="t")
+
+
+def reads(conn: psycopg.Connection, beetle: tb.ClientSync) -> None:
+    book = postgres(conn)
+    page: Statement = book.statement.stock(StatementQuery(newest=True, limit=3), sku="s")
+    more: bool = page.more
+    changed: int = page.entries[0].posted
+    when: datetime = page.entries[0].at
+    then: Balance = book.balance_at.stock(datetime.now(timezone.utc), sku="s")
+    held: list[OpenHold] = book.open_holds.stock(sku="s")
+    calls: list[Entry] = book.reserve.entries(order="o", sku="s")
+    kinds: list[OpenHold] = book.reserve.open_holds()
+    later: int = len(tigerbeetle(beetle).statement.customers().entries)
+    book.balance_at.stock(sku="s", at=when)
+
+
+async def reads_async(conn: psycopg.AsyncConnection) -> None:
+    book = postgres_async(conn)
+    page: Statement = await book.statement.customers()
+    first: Entry = (await book.receive.entries(delivery="d", sku="s"))[0]
 `
 
 // TestPythonUnknownKeywords holds every method of the Python clients,
@@ -451,16 +476,90 @@ func TestPythonUnknownKeywords(t *testing.T) {
 	}
 	out := string(b)
 	for _, want := range []string{
-		`caller.py:9: error: Argument "qtty" to "do" of "Receive"`,
-		`caller.py:10: error: Argument "orders" to "hold_call" of "Reserve"`,
-		`caller.py:11: error: Argument "skus" to "stock" of "Balances"`,
-		`caller.py:12: error: Argument "limit" to "expire" of "Book"`,
-		`caller.py:17: error: Argument "amount" to "post" of "AsyncReserve"`,
-		`caller.py:22: error: Argument "tenant" to "void" of "Reserve"`,
-		"Found 6 errors",
+		`caller.py:11: error: Argument "qtty" to "do" of "Receive"`,
+		`caller.py:12: error: Argument "orders" to "hold_call" of "Reserve"`,
+		`caller.py:13: error: Argument "skus" to "stock" of "Balances"`,
+		`caller.py:14: error: Argument "limit" to "expire" of "Book"`,
+		`caller.py:19: error: Argument "amount" to "post" of "AsyncReserve"`,
+		`caller.py:24: error: Argument "tenant" to "void" of "Reserve"`,
+		// The reads type-check as they are meant to be called; a time
+		// given by keyword is one mistake.
+		`caller.py:38: error: Too few arguments for "stock" of "BalancesAt"`,
+		`caller.py:38: error: Argument "at" to "stock" of "BalancesAt" has incompatible type "datetime"; expected "Never"`,
+		"Found 8 errors",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("mypy --strict does not say %q:\n%s", want, out)
 		}
+	}
+}
+
+// tigerBeetleReadsScript calls every history read of the history case's
+// tigerbeetle-python client, both books, over a client that must never be
+// used, and prints how many raised CHOBO_UNSUPPORTED saying why.
+const tigerBeetleReadsScript = `
+import asyncio, datetime, sys
+import card
+
+class Untouched:
+    def create_accounts(self, *a): raise AssertionError("a request")
+    def create_transfers(self, *a): raise AssertionError("a request")
+    def lookup_accounts(self, *a): raise AssertionError("a request")
+    def lookup_transfers(self, *a): raise AssertionError("a request")
+
+class AsyncUntouched:
+    async def create_accounts(self, *a): raise AssertionError("a request")
+    async def create_transfers(self, *a): raise AssertionError("a request")
+    async def lookup_accounts(self, *a): raise AssertionError("a request")
+    async def lookup_transfers(self, *a): raise AssertionError("a request")
+
+now = datetime.datetime.now(datetime.timezone.utc)
+n = 0
+for book, is_async in ((card.tigerbeetle(Untouched()), False), (card.tigerbeetle_async(AsyncUntouched()), True)):
+    reads = [
+        lambda: book.statement.wallet(card.StatementQuery(limit=3), card="c-1"),
+        lambda: book.statement.bank(),
+        lambda: book.balance_at.wallet(now, card="c-1"),
+        lambda: book.open_holds.wallet(card="c-1"),
+        lambda: book.top_up.entries(top_up_id="t-1"),
+        lambda: book.payment.entries(payment_id="p-1"),
+        lambda: book.payment.open_holds(),
+    ]
+    for read in reads:
+        try:
+            r = read()
+            if is_async:
+                asyncio.run(r)
+        except card.ChoboError as e:
+            assert e.code == "CHOBO_UNSUPPORTED", e.code
+            assert "reading the history is not in the Python TigerBeetle client yet" in str(e), str(e)
+            n += 1
+        else:
+            raise AssertionError("a read answered")
+print(n)
+`
+
+// TestPythonTigerBeetleReadsSayNotYet holds the history reads of a
+// tigerbeetle-python client, which are there so that a program written
+// for the PostgreSQL client type-checks against it, to raising
+// CHOBO_UNSUPPORTED with the reason, in both books, without a request.
+func TestPythonTigerBeetleReadsSayNotYet(t *testing.T) {
+	venv := venvBin(t)
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(casesDir, "history", "expected", "tigerbeetle-python", "card.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "card.py"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(venv, "python"), "-c", tigerBeetleReadsScript)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH="+dir)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if got := strings.TrimSpace(string(b)); got != "14" {
+		t.Fatalf("%s reads said they are not there yet, want 14", got)
 	}
 }

@@ -32,10 +32,25 @@ type API struct {
 	// Bulk is the method of both books that sends many calls at once;
 	// each method of a transfer has a twin, its name and CallSuffix
 	// (do_call, hold_call, …), that makes one call of it for Bulk.
-	Bulk       string        `json:"bulk"`
-	CallSuffix string        `json:"call_suffix"`
-	Transfers  []APITransfer `json:"transfers"`
-	Accounts   []APIAccount  `json:"accounts"`
+	Bulk       string `json:"bulk"`
+	CallSuffix string `json:"call_suffix"`
+	// The history reads: Statement, BalanceAt and OpenHolds are the
+	// members of both books that read an account's statement, its balance
+	// at a time and its open holds, with one method per account kind named
+	// as in Balance; the others are their classes in each book. A
+	// statement's method takes a StatementQuery and a balance at a time's
+	// an aware datetime, each positionally before the account's keywords.
+	Statement           string        `json:"statement"`
+	Statements          string        `json:"statements"`
+	AsyncStatements     string        `json:"async_statements"`
+	BalanceAt           string        `json:"balance_at"`
+	BalancesAt          string        `json:"balances_at"`
+	AsyncBalancesAt     string        `json:"async_balances_at"`
+	OpenHolds           string        `json:"open_holds"`
+	OpenHoldsClass      string        `json:"open_holds_class"`
+	AsyncOpenHoldsClass string        `json:"async_open_holds_class"`
+	Transfers           []APITransfer `json:"transfers"`
+	Accounts            []APIAccount  `json:"accounts"`
 }
 
 // APITransfer is the member of the book value for one transfer kind, the
@@ -48,10 +63,13 @@ type APITransfer struct {
 	Class      string   `json:"class"`
 	AsyncClass string   `json:"async_class"`
 	Methods    []string `json:"methods"`
-	// Args are what do and hold take. Key is what post, void and status
-	// take; null for a transfer that posts at once. Amounts are what post
-	// takes besides, all or none (none posts the whole hold); null when
-	// every move of the kind moves a literal amount.
+	// Reads are the transfer's history reads: entries, which takes Key,
+	// and open_holds, which takes nothing, for a kind that holds.
+	Reads []string `json:"reads"`
+	// Args are what do and hold take. Key is what entries takes, and
+	// post, void and status. Amounts are what post takes besides, all or
+	// none (none posts the whole hold); null when every move of the kind
+	// moves a literal amount.
 	Args    []APIArg  `json:"args"`
 	Key     *[]APIArg `json:"key"`
 	Amounts *[]APIArg `json:"amounts"`
@@ -80,6 +98,9 @@ func Describe(m *model.Model) *API {
 		Book: BookClass, AsyncBook: AsyncBookClass, Reason: ReasonType, Result: ResultType,
 		Balance: Balance, Balances: BalancesClass, AsyncBalances: AsyncBalancesClass, Expire: Expire,
 		Bulk: Bulk, CallSuffix: CallSuffix,
+		Statement: StatementMember, Statements: StatementsClass, AsyncStatements: asyncPrefix + StatementsClass,
+		BalanceAt: BalanceAtMember, BalancesAt: BalancesAtClass, AsyncBalancesAt: asyncPrefix + BalancesAtClass,
+		OpenHolds: OpenHoldsMember, OpenHoldsClass: OpenHoldsClass, AsyncOpenHoldsClass: asyncPrefix + OpenHoldsClass,
 		Transfers: []APITransfer{}, Accounts: []APIAccount{}}
 	if m.Backend == model.TigerBeetle {
 		out.Constructor, out.AsyncConstructor, out.Expire = TigerBeetleConstructor, TigerBeetleAsyncConstructor, ""
@@ -87,13 +108,14 @@ func Describe(m *model.Model) *API {
 	for _, t := range m.Transfers {
 		n := names.Transfers[t.Name]
 		tt := APITransfer{Transfer: t.Name, Member: n.Member, Class: n.Class, AsyncClass: n.AsyncClass,
-			Methods: []string{}, Args: apiArgs(t.Args, n.Keywords)}
+			Methods: []string{}, Reads: []string{EntriesMethod}, Args: apiArgs(t.Args, n.Keywords)}
 		for _, op := range t.Operations {
 			tt.Methods = append(tt.Methods, op.Name)
 		}
+		key := apiArgs(t.Key, n.Keywords)
+		tt.Key = &key
 		if t.Pending {
-			key := apiArgs(t.Key, n.Keywords)
-			tt.Key = &key
+			tt.Reads = append(tt.Reads, TransferHoldsMethod)
 			if len(t.Amounts) > 0 {
 				amounts := apiArgs(t.Amounts, n.Keywords)
 				tt.Amounts = &amounts

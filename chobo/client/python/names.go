@@ -62,6 +62,25 @@ const (
 	asyncPrefix = "Async"
 )
 
+// The history reads: the book value's members that read statements,
+// balances at a time and open holds, each with a method per account kind
+// as balance has, their classes in the blocking book (the asyncio ones
+// are Async and the same), and the methods of every transfer kind's
+// class that read its calls' entries and, for a kind that holds, its
+// open holds.
+const (
+	StatementMember     = "statement"
+	BalanceAtMember     = "balance_at"
+	OpenHoldsMember     = "open_holds"
+	StatementsClass     = "Statements"
+	BalancesAtClass     = "BalancesAt"
+	OpenHoldsClass      = "OpenHolds"
+	EntriesMethod       = "entries"
+	TransferHoldsMethod = OpenHoldsMember
+	queryParam, atParam = "_query", "_at"
+	historyFunction     = "_history"
+)
+
 // private are the attributes the generated classes keep for themselves;
 // a book name never takes them.
 var private = []string{"_backend", "_tenant"}
@@ -70,11 +89,11 @@ var private = []string{"_backend", "_tenant"}
 // write in their annotations. Python and mypy look an annotation up in
 // the class's namespace before the module's, so an account method of one
 // of these names would stand for the type in every later signature.
-var annotated = []string{"str", "Balance"}
+var annotated = []string{"str", "Balance", "Statement", "StatementQuery", "OpenHold", "datetime", "list"}
 
 // functions are the module-level functions the generated part declares
 // beside the constructors.
-var functions = []string{"_post_amounts", "_post_values", "_definition"}
+var functions = []string{"_post_amounts", "_post_values", "_definition", historyFunction}
 
 // Unknown is the parameter of every generated method that gathers the
 // keyword arguments it does not take, to refuse them.
@@ -83,7 +102,8 @@ const Unknown = "_unknown"
 // bodyNames are the module-level names the generated methods read. A
 // keyword argument of the same name would hide them inside the method,
 // so parameters never take these, nor self, nor Unknown.
-var bodyNames = []string{"self", Unknown, "check_text", "check_amount", "check_keywords", "_post_amounts", "_post_values"}
+var bodyNames = []string{"self", Unknown, "check_text", "check_amount", "check_keywords", "_post_amounts", "_post_values",
+	queryParam, atParam, historyFunction}
 
 // builtins are Python's built-in names that start with a capital, up to
 // Python 3.13, as a class of the book could be named. A module-level
@@ -304,9 +324,11 @@ func naming(m *model.Model, reserved []string) (Names, []model.Collision) {
 		}
 	}
 	top := newScope(append(append([]string{BookClass, AsyncBookClass, BalancesClass, AsyncBalancesClass, ReasonType,
+		StatementsClass, asyncPrefix + StatementsClass, BalancesAtClass, asyncPrefix + BalancesAtClass,
+		OpenHoldsClass, asyncPrefix + OpenHoldsClass,
 		PostgresConstructor, PostgresAsyncConstructor, TigerBeetleConstructor, TigerBeetleAsyncConstructor}, functions...),
 		slices.Concat(reserved, builtins)...))
-	members := newScope(append([]string{Balance, Expire, Bulk}, private...))
+	members := newScope(append([]string{Balance, Expire, Bulk, StatementMember, BalanceAtMember, OpenHoldsMember}, private...))
 	accounts := newScope(slices.Concat(private, annotated))
 	var scopes []*scope
 	keywordsOf := func(of, kind string, ps []model.Param) map[string]string {

@@ -295,3 +295,45 @@ func equalMaps(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestNamingAvoidsTheHistoryReadersNames holds the names of a book that
+// would meet those of the history readers to moving aside: the book
+// value's members, the readers' classes, the types their signatures name
+// and the positional parameters their methods take.
+func TestNamingAvoidsTheHistoryReadersNames(t *testing.T) {
+	m := &model.Model{
+		Transfers: []*model.Transfer{
+			{Name: "statement", Args: str("_query", "_at", "_history")},
+			{Name: "balance_at", Args: str("r")},
+			{Name: "open_holds", Args: str("r")},
+			{Name: "statements", Args: str("r")},
+		},
+		Accounts: []*model.Account{{Name: "datetime"}, {Name: "Statement"}, {Name: "StatementQuery"},
+			{Name: "OpenHold"}, {Name: "list"}, {Name: "wallet", Params: str("limit", "at")}},
+	}
+	n := ClientNames(m)
+	for name, want := range map[string]TransferNames{
+		"statement":  {Member: "statement_2", Class: "Statement_2", AsyncClass: "AsyncStatement_2", Keywords: map[string]string{"_query": "_query_2", "_at": "_at_2", "_history": "_history_2"}},
+		"balance_at": {Member: "balance_at_2", Class: "BalanceAt", AsyncClass: "AsyncBalanceAt", Keywords: map[string]string{"r": "r"}},
+		"open_holds": {Member: "open_holds_2", Class: "OpenHolds_2", AsyncClass: "AsyncOpenHolds_2", Keywords: map[string]string{"r": "r"}},
+		"statements": {Member: "statements", Class: "Statements_2", AsyncClass: "AsyncStatements_2", Keywords: map[string]string{"r": "r"}},
+	} {
+		got := n.Transfers[name]
+		if got.Member != want.Member || got.Class != want.Class || got.AsyncClass != want.AsyncClass || !equalMaps(got.Keywords, want.Keywords) {
+			t.Errorf("%s: %+v, want %+v", name, got, want)
+		}
+	}
+	for _, name := range []string{"datetime", "Statement", "StatementQuery", "OpenHold", "list"} {
+		if got := n.Accounts[name]; got.Member != name+"_2" {
+			t.Errorf("%s: %+v", name, got)
+		}
+	}
+	// An account's parameters keep their names: the query and the time
+	// go positionally.
+	if got := n.Accounts["wallet"]; got.Member != "wallet" || !equalMaps(got.Keywords, map[string]string{"limit": "limit", "at": "at"}) {
+		t.Errorf("wallet: %+v", got)
+	}
+	if c := Collisions(m); len(c) > 0 {
+		t.Errorf("collisions: %+v", c)
+	}
+}

@@ -39,6 +39,31 @@ var funcs = template.FuncMap{
 	"pairs":         pairs,
 	"signature":     signature,
 	"refuse":        refuse,
+	"readSignature": readSignature,
+	"pair":          func(a, b any) []any { return []any{a, b} },
+	"values":        values,
+}
+
+// values writes the checked values of a history read as a list, an
+// argument of a call at a depth of 3: [] when there are none.
+func values(where string, args []argView) string {
+	if len(args) == 0 {
+		return "[]"
+	}
+	return "[" + checks(where, 4, args) + "\n            ]"
+}
+
+// readSignature writes the parameters of a history read after self: first,
+// a positional-only parameter (the query of a statement, the time of a
+// balance at a time) or none, then those of signature. Positional, so that
+// no name of the book's can meet it: an account may have a parameter named
+// limit or at.
+func readSignature(first string, args []argView) string {
+	sig := signature(args, nil)
+	if first == "" {
+		return sig
+	}
+	return "self, " + first + ", /" + strings.TrimPrefix(sig, "self")
 }
 
 // checks writes the checked values of a call, one a line at the given
@@ -110,7 +135,11 @@ type view struct {
 	Example      string // a call of the first operation, for the header
 	Transfers    []transferView
 	Accounts     []accountView
-	backends     [2]string // the runtime's classes the two books call
+	// History is PostgreSQL's statements of the history reads and, for
+	// each transfer kind, the names of what its calls are given: the body
+	// of the function that makes the runtime's PgHistory.
+	History  string
+	backends [2]string // the runtime's classes the two books call
 }
 
 type transferView struct {
@@ -120,6 +149,10 @@ type transferView struct {
 	Pending               bool
 	Args, Key, AmountArgs []argView
 	Statements            map[string]string // PostgreSQL: by operation, as string literals
+	// Target names the kind to the runtime's history reads, and
+	// HoldsTarget the holds of the kind (any account): PostgreSQL's
+	// history and the kind's name, TigerBeetle's index.
+	Target, HoldsTarget string
 }
 
 // ClassIn is the transfer kind's class in the blocking book or the
@@ -137,6 +170,7 @@ type accountView struct {
 	Index             int
 	Args              []argView
 	Statement         string
+	Target            string // as transferView's
 }
 
 type argView struct {
@@ -156,13 +190,17 @@ type mode struct {
 	Await          string // "" or "await "
 	Backend        string // the runtime's class the book calls
 	Book, Balances string // the book's classes
+	// The classes of the history reads.
+	Statements, BalancesAt, OpenHolds string
 }
 
 // modes are the blocking book and then the asyncio one.
 func modes(v *view) []mode {
 	return []mode{
-		{view: v, Def: "def", Backend: v.backends[0], Book: BookClass, Balances: BalancesClass},
-		{view: v, Async: true, Def: "async def", Await: "await ", Backend: v.backends[1], Book: AsyncBookClass, Balances: AsyncBalancesClass},
+		{view: v, Def: "def", Backend: v.backends[0], Book: BookClass, Balances: BalancesClass,
+			Statements: StatementsClass, BalancesAt: BalancesAtClass, OpenHolds: OpenHoldsClass},
+		{view: v, Async: true, Def: "async def", Await: "await ", Backend: v.backends[1], Book: AsyncBookClass, Balances: AsyncBalancesClass,
+			Statements: asyncPrefix + StatementsClass, BalancesAt: asyncPrefix + BalancesAtClass, OpenHolds: asyncPrefix + OpenHoldsClass},
 	}
 }
 
@@ -197,12 +235,27 @@ func Generate(m *model.Model, header []string) ([]byte, error) {
 			return nil, err
 		}
 		v.Expire = String(stmt)
+		if v.History, err = history(m); err != nil {
+			return nil, err
+		}
+	}
+	// PostgreSQL's reads name the kind and the history; TigerBeetle's
+	// runtime knows kinds by their index.
+	target := func(name string, i int) string {
+		if m.Def != nil {
+			return fmt.Sprint(i)
+		}
+		return historyFunction + "(),\n            " + String(name)
 	}
 	for i, t := range m.Transfers {
 		n := names.Transfers[t.Name]
 		tv := transferView{TransferNames: n, Name: t.Name, Description: t.Description, Index: i, Pending: t.Pending,
 			Args: args(t.Args, n.Keywords), Key: args(t.Key, n.Keywords), AmountArgs: args(t.Amounts, n.Keywords),
-			Statements: map[string]string{}}
+			Statements: map[string]string{}, Target: target(t.Name, i)}
+		tv.HoldsTarget = "None, None, " + tv.Target
+		if m.Def == nil {
+			tv.HoldsTarget = historyFunction + "(), None, None, " + String(t.Name)
+		}
 		if t.Pending && len(t.Amounts) > 0 {
 			v.PartialPosts = true
 		}
@@ -220,7 +273,8 @@ func Generate(m *model.Model, header []string) ([]byte, error) {
 	}
 	for i, a := range m.Accounts {
 		n := names.Accounts[a.Name]
-		av := accountView{AccountNames: n, Name: a.Name, Description: a.Description, Index: i, Args: args(a.Params, n.Keywords)}
+		av := accountView{AccountNames: n, Name: a.Name, Description: a.Description, Index: i, Args: args(a.Params, n.Keywords),
+			Target: target(a.Name, i)}
 		if a.Statement != "" {
 			stmt, err := Placeholders(a.Statement)
 			if err != nil {
@@ -238,6 +292,44 @@ func Generate(m *model.Model, header []string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// history writes the body of the function that makes the PgHistory of a
+// PostgreSQL client: the statements of the reads, and the names of the
+// values each transfer kind's calls are given, by which the runtime names
+// the values of a history row.
+func history(m *model.Model) (string, error) {
+	h := m.History
+	if h == nil {
+		return "", fmt.Errorf("the client model of %s has no history statements", m.Book.Name)
+	}
+	var b strings.Builder
+	b.WriteString("PgHistory(")
+	for _, s := range []struct{ field, stmt string }{
+		{"statement", h.Statement}, {"call", h.Call}, {"open_holds", h.OpenHolds}, {"balance_at", h.BalanceAt}} {
+		stmt, err := Placeholders(s.stmt)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "\n        %s=%s,", s.field, String(stmt))
+	}
+	b.WriteString("\n        transfers={")
+	names := func(ps []model.Param) string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, String(p.Name))
+		}
+		if len(out) == 1 {
+			return "(" + out[0] + ",)"
+		}
+		return "(" + strings.Join(out, ", ") + ")"
+	}
+	for _, t := range m.Transfers {
+		fmt.Fprintf(&b, "\n            %s: PgCallNames(\n                args=%s,\n                key=%s,\n                amounts=%s,\n            ),",
+			String(t.Name), names(t.Args), names(t.Key), names(t.Amounts))
+	}
+	b.WriteString("\n        },\n    )")
+	return b.String(), nil
 }
 
 func args(ps []model.Param, keywords map[string]string) []argView {

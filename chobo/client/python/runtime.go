@@ -28,8 +28,8 @@ const RuntimeMarker = "# ---- chobo's Python runtime:"
 // the types of its signatures, and on TigerBeetle the official client's
 // module and the cache that makes the book's definition once.
 var ownImports = map[string][]string{
-	model.Postgres:    {"from typing import Any, Literal, Never, TypeAlias"},
-	model.TigerBeetle: {"import tigerbeetle as tb", "from functools import cache", "from typing import Literal, Never, TypeAlias"},
+	model.Postgres:    {"from datetime import datetime", "from functools import cache", "from typing import Any, Literal, Never, TypeAlias"},
+	model.TigerBeetle: {"import tigerbeetle as tb", "from datetime import datetime", "from functools import cache", "from typing import Literal, Never, TypeAlias"},
 }
 
 // runtimeFile is one module of the runtime as a client carries it.

@@ -32,6 +32,7 @@ import asyncio
 import concurrent.futures
 import contextvars
 import dataclasses
+import datetime
 import importlib.util
 import json
 import os
@@ -377,6 +378,14 @@ class Driver:
             return await self._balance(req, is_async)
         if op == "bulk":
             return await self._bulk(req, is_async)
+        if op == "statement":
+            return await self._statement(req, is_async)
+        if op == "entries":
+            return await self._entries(req, is_async)
+        if op == "holds":
+            return await self._holds(req, is_async)
+        if op == "balance_at":
+            return await self._balance_at(req, is_async)
         if op == "expire":
             expire = self.names.get("expire", "")
             if not expire:
@@ -449,15 +458,87 @@ class Driver:
                 answers[i] = _answer(op, r)
         return {"answers": answers}
 
-    async def _balance(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+    def _account(self, req: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The member of the account a request names, and its keyword arguments."""
         a = next((x for x in self.names["accounts"] if x["account"] == req.get("account")), None)
         if a is None:
             raise ValueError(f"the book has no account {json.dumps(req.get('account'))}")
         args = req.get("args") or {}
         _only_known(args, a["args"])
-        kw = _values(a["args"], args)
+        return a["member"], _values(a["args"], args)
+
+    def _transfer(self, name: object) -> dict[str, Any]:
+        t = next((x for x in self.names["transfers"] if x["transfer"] == name), None)
+        if t is None:
+            raise ValueError(f"the book has no transfer {json.dumps(name)}")
+        out: dict[str, Any] = t
+        return out
+
+    async def _read(self, req: dict[str, Any], is_async: bool, read: Callable[[Any], Any]) -> Any:
+        return await self._with_book(is_async, req.get("tenant", ""), read)
+
+    async def _statement(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+        member, kw = self._account(req)
+        limit = req.get("limit", 0)
+        q = self.module.StatementQuery(
+            newest=bool(req.get("newest", False)),
+            from_=_time(req["from"]) if req.get("from") else None,
+            to=_time(req["to"]) if req.get("to") else None,
+            transfers=tuple(req.get("transfers") or ()),
+            limit=limit,
+            after=req.get("after", ""),
+        )
+        reader = self.names["statement"]
+        st = await self._read(req, is_async, lambda b: getattr(getattr(b, reader), member)(q, **kw))
+        return {"entries": [_entry(e) for e in st.entries], "next": st.next, "more": st.more}
+
+    async def _entries(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+        t = self._transfer(req.get("transfer"))
+        args = req.get("args") or {}
+        _only_known(args, t["key"])
+        kw = _values(t["key"], args)
+        got = await self._read(req, is_async, lambda b: getattr(b, t["member"]).entries(**kw))
+        return {"entries": [_entry(e) for e in got]}
+
+    async def _holds(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+        """The open holds of an account, of a transfer kind, of both (the
+        account's, of that kind) or of neither (every kind's, merged in the
+        order the reads give them: by when they were made, then kind and
+        key)."""
+        kind = req.get("transfer")
+        t = self._transfer(kind) if kind else None
+        if req.get("account"):
+            member, kw = self._account(req)
+            reader = self.names["open_holds"]
+            got = await self._read(req, is_async, lambda b: getattr(getattr(b, reader), member)(**kw))
+            if t is not None:
+                got = [h for h in got if h.transfer == kind]
+        else:
+            kinds = [t] if t is not None else self.names["transfers"]
+            got = []
+            for x in kinds:
+                if "open_holds" not in x.get("reads", []):
+                    continue  # a kind that never holds has none
+                member = x["member"]
+
+                def read(b: Any, member: str = member) -> Any:
+                    return getattr(b, member).open_holds()
+
+                got += await self._read(req, is_async, read)
+            got.sort(key=lambda h: (h.created, h.transfer, h.key))
+        return {"holds": [_hold(h) for h in got]}
+
+    async def _balance_at(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+        member, kw = self._account(req)
+        at = _time(str(req.get("at", "")))
+        reader = self.names["balance_at"]
+        b = await self._read(req, is_async, lambda bk: getattr(getattr(bk, reader), member)(at, **kw))
+        return {"posted": str(b.posted), "held_in": str(b.held_in), "held_out": str(b.held_out)}
+
+    async def _balance(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+        member, kw = self._account(req)
         balance = self.names["balance"]
-        b = await self._with_book(is_async, req.get("tenant", ""), lambda bk: getattr(getattr(bk, balance), a["member"])(**kw))
+        b = await self._read(req, is_async, lambda bk: getattr(getattr(bk, balance), member)(**kw))
         return {"posted": str(b.posted), "held_in": str(b.held_in), "held_out": str(b.held_out)}
 
     async def close(self) -> None:
@@ -482,6 +563,63 @@ def _answer(op: str, res: Any) -> dict[str, Any]:
     if res.result == "refused":
         return {"outcome": res.result, "reason": res.reason}
     return {"outcome": res.result}
+
+
+_RFC3339 = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.([0-9]+))?(Z|[+-][0-9]{2}:[0-9]{2})")
+
+
+def _time(s: str) -> datetime.datetime:
+    """A time as the protocol writes it, RFC 3339 with up to nanoseconds, cut
+    to the microseconds a datetime holds, as PostgreSQL's drivers cut it."""
+    m = _RFC3339.fullmatch(s)
+    if m is None:
+        raise ValueError(f"{json.dumps(s)} is not an RFC 3339 time")
+    frac = (m.group(2) or "")[:6].ljust(6, "0")
+    zone = "+00:00" if m.group(3) == "Z" else m.group(3)
+    return datetime.datetime.fromisoformat(f"{m.group(1)}.{frac}{zone}")
+
+
+def _time_text(t: datetime.datetime) -> str:
+    """A time as the protocol writes it: RFC 3339 in UTC, with microseconds."""
+    return t.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _entry(e: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "transfer": e.transfer,
+        "op": e.op,
+        "key": None if e.key is None else list(e.key),
+        "args": None if e.args is None else dict(e.args),
+    }
+    if e.id:
+        out["id"] = e.id
+    out.update({
+        "move": e.move,
+        "out": e.out,
+        "account": e.account,
+        "account_args": list(e.account_args),
+        "posted": str(e.posted),
+        "held_in": str(e.held_in),
+        "held_out": str(e.held_out),
+        "after": None if e.after is None else
+        {"posted": str(e.after.posted), "held_in": str(e.after.held_in), "held_out": str(e.after.held_out)},
+        "at": _time_text(e.at),
+        "cursor": e.cursor,
+    })
+    return out
+
+
+def _hold(h: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"transfer": h.transfer, "key": None if h.key is None else list(h.key)}
+    if h.id:
+        out["id"] = h.id
+    out.update({
+        "moves": [{"move": m.move, "from": m.from_, "from_args": list(m.from_args), "to": m.to,
+                   "to_args": list(m.to_args), "amount": str(m.amount)} for m in h.moves],
+        "created": _time_text(h.created),
+        "deadline": "" if h.deadline is None else _time_text(h.deadline),
+    })
+    return out
 
 
 def _values(fields: list[dict[str, Any]], args: dict[str, str]) -> dict[str, Any]:

@@ -72,6 +72,11 @@ class FakeCursor:
     def fetchone(self) -> object:
         return self.row
 
+    def fetchall(self) -> Sequence[object]:
+        # A read of many rows is scripted as the list of them.
+        assert isinstance(self.row, list), f"a list of rows, not {self.row!r}"
+        return self.row
+
     def close(self) -> None:
         self.s.closed += 1
 
@@ -105,6 +110,10 @@ class FakeAsyncCursor:
         return self
 
     async def fetchone(self) -> object:
+        return self.row
+
+    async def fetchall(self) -> Sequence[object]:
+        assert isinstance(self.row, list), f"a list of rows, not {self.row!r}"
         return self.row
 
     async def close(self) -> None:

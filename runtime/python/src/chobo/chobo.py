@@ -6,8 +6,10 @@ before anything is sent."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Literal, TypeAlias
 
 Outcome: TypeAlias = Literal["done", "done_before", "refused"]
@@ -27,6 +29,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
+    "CHOBO_UNSUPPORTED",  # a read this client does not have on its backend yet
 ]
 
 
@@ -61,6 +64,105 @@ class Balance:
     posted: int
     held_in: int
     held_out: int
+
+
+EntryOp: TypeAlias = Literal["do", "hold", "post", "void", "expire"]
+"""What wrote an entry: an operation of the book, or expire for a hold given
+back at its deadline, which no caller asks for."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One change of one account by one call: a move of a call gives two,
+    the side it leaves (out) and the side it reaches. Amounts are in the
+    smallest step of the account's unit."""
+
+    transfer: str
+    op: EntryOp
+    key: tuple[str, ...] | None
+    """The call's key, in key order; None where the backend keeps no key."""
+    args: Mapping[str, str] | None = field(hash=False)
+    """What the call was given, by the book's parameter names, amounts as
+    decimal text: every argument of a do or a hold, the key and the amounts
+    of a post in part, the key alone for a post in full, a void or an
+    expiry, read-only. None where the backend keeps no arguments. Left out
+    of the entry's hash, as a mapping has none."""
+    id: str
+    """The id of the entry's transfer where the backend has one (32 hex
+    digits on TigerBeetle); empty on PostgreSQL."""
+    move: int
+    """The move of the transfer kind, from 1 as the book writes them."""
+    out: bool
+    account: str
+    account_args: tuple[str, ...]
+    posted: int
+    held_in: int
+    held_out: int
+    after: Balance | None
+    """What the account held right after the entry; None for an account
+    without bounds on PostgreSQL, whose balance no single entry leaves."""
+    at: datetime
+    """When the entry was written, in UTC."""
+    cursor: str
+    """Where a statement read after this entry starts (StatementQuery.after);
+    it means something only to the ledger that gave it, for this account."""
+
+
+DEFAULT_PAGE = 100
+"""The entries a statement's page holds when its query gives no limit."""
+MAX_PAGE = 1000
+"""The most entries a statement's page may hold."""
+
+
+@dataclass(frozen=True)
+class StatementQuery:
+    """Which of an account's entries a statement reads: oldest first unless
+    newest, those written at from_ or later and before to (None: open),
+    of the transfer kinds named (none: all), limit at most (0: DEFAULT_PAGE),
+    starting past the cursor after ("": from the start)."""
+
+    newest: bool = False
+    from_: datetime | None = None
+    to: datetime | None = None
+    transfers: tuple[str, ...] = ()
+    limit: int = 0
+    after: str = ""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One page of an account's entries. next is the cursor to read on from:
+    the last entry's, or the query's after when the page is empty; more says
+    entries the query keeps were left past the page."""
+
+    entries: tuple[Entry, ...]
+    next: str
+    more: bool
+
+
+@dataclass(frozen=True)
+class HoldMove:
+    """What one move of a hold holds, from one account to another."""
+
+    move: int
+    from_: str
+    to: str
+    from_args: tuple[str, ...]
+    to_args: tuple[str, ...]
+    amount: int
+
+
+@dataclass(frozen=True)
+class OpenHold:
+    """A hold still held: not posted, voided or past its deadline. deadline
+    is None for a kind whose holds never expire."""
+
+    transfer: str
+    key: tuple[str, ...] | None
+    id: str
+    moves: tuple[HoldMove, ...]
+    created: datetime
+    deadline: datetime | None
 
 
 class ChoboError(Exception):
@@ -205,3 +307,72 @@ def parse_hold_state(s: object) -> HoldState | None:
     if s == "expired":
         return "expired"
     raise ChoboError("CHOBO_UNEXPECTED", f"unknown hold state {describe(s)}")
+
+
+def check_query(where: str, q: object) -> StatementQuery:
+    """q when it is a StatementQuery whose fields are each of their type, the
+    default query for None; anything else raises before anything is sent."""
+    if q is None:
+        return StatementQuery()
+    if not isinstance(q, StatementQuery):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the query must be a StatementQuery, got {describe(q)}")
+    if not isinstance(q.newest, bool):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: newest must be a bool, got {describe(q.newest)}")
+    for name, t in (("from_", q.from_), ("to", q.to)):
+        if t is not None:
+            check_time(where, name, t)
+    if isinstance(q.transfers, str) or not isinstance(q.transfers, Sequence):
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"{where}: transfers must be a tuple of transfer kinds, got {describe(q.transfers)}"
+        )
+    for kind in q.transfers:
+        check_text(where, "a transfer kind", kind)
+    page_limit(where, q.limit)
+    if not isinstance(q.after, str):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: after must be a cursor (a string), got {describe(q.after)}")
+    return q
+
+
+def page_limit(where: str, limit: object) -> int:
+    """The number of entries a statement asks for: DEFAULT_PAGE for 0, limit
+    from 1 to MAX_PAGE; anything else raises before anything is sent."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the limit must be an int, got {describe(limit)}")
+    if limit == 0:
+        return DEFAULT_PAGE
+    if limit < 0 or limit > MAX_PAGE:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT",
+            f"{where}: a statement's limit is {limit}; it is from 1 to {MAX_PAGE}, or 0 for {DEFAULT_PAGE}",
+        )
+    return limit
+
+
+def check_time(where: str, name: str, v: object) -> datetime:
+    """v in UTC when it is an aware datetime. A naive one names no instant (its
+    zone is the reader's guess), so it is refused rather than read as local
+    time or as UTC."""
+    if not isinstance(v, datetime):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: {name} must be a datetime, got {describe(v)}")
+    if v.tzinfo is None or v.utcoffset() is None:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"{where}: {name} is a naive datetime; give one with its time zone (e.g. timezone.utc)"
+        )
+    return v.astimezone(timezone.utc)
+
+
+_DECIMAL_CURSOR = re.compile(r"[0-9]{1,19}")
+
+
+def check_decimal_cursor(where: str, cursor: str) -> int | None:
+    """A cursor of a backend whose cursors are an entry's number as decimal
+    text (PostgreSQL): that number, None for "" (the start); any other text
+    did not come from that backend, and raises before anything is sent."""
+    if cursor == "":
+        return None
+    if _DECIMAL_CURSOR.fullmatch(cursor) and int(cursor) <= AMOUNT_MAX:
+        return int(cursor)
+    raise ChoboError(
+        "CHOBO_BAD_ARGUMENT",
+        f"{where}: the cursor {cursor!r} is not one this ledger gives; pass the cursor or next of an earlier read",
+    )

@@ -25,6 +25,8 @@ import weakref
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from types import MappingProxyType
 from typing import Any, Protocol, TypeAlias, TypeVar, cast
 
 from .chobo import (
@@ -33,11 +35,21 @@ from .chobo import (
     Balance,
     ChoboCancelledError,
     ChoboError,
+    Entry,
+    EntryOp,
+    HoldMove,
     HoldState,
+    OpenHold,
     Result,
+    Statement,
+    StatementQuery,
+    check_decimal_cursor,
+    check_query,
     check_size,
     check_text,
+    check_time,
     describe,
+    page_limit,
     parse_hold_state,
     parse_outcome,
     refused,
@@ -110,6 +122,8 @@ class PgCursor(Protocol):
 
     def fetchone(self) -> object: ...
 
+    def fetchall(self) -> Sequence[object]: ...
+
     # None, not object: an async cursor's close answers a coroutine, so
     # that a type checker tells the two kinds of connection apart.
     def close(self) -> None: ...
@@ -127,6 +141,8 @@ class AsyncPgCursor(Protocol):
     async def execute(self, query: str, params: Sequence[object], /) -> object: ...
 
     async def fetchone(self) -> object: ...
+
+    async def fetchall(self) -> Sequence[object]: ...
 
     async def close(self) -> object: ...
 
@@ -154,11 +170,13 @@ class AsyncPgPool(Protocol):
 
 @dataclass(frozen=True)
 class _PgQuery:
-    """A step: send the statement, answer its first row (None for none)."""
+    """A step: send the statement, answer its first row (None for none), or
+    every row when many."""
 
     statement: str
     params: tuple[object, ...]
     where: str = ""
+    many: bool = False
 
 
 @dataclass(frozen=True)
@@ -244,7 +262,26 @@ def _pg_row_flow(
 ) -> _PgFlow[tuple[tuple[object, ...], bool]]:
     """Sends one statement and answers the values of its one row, in column
     order, and whether they are those of a sending again after a lost
-    connection. A failure that may be retried is sent again after a random
+    connection (_pg_send_flow says how it is sent)."""
+    fetched, again = yield from _pg_send_flow(where, statement, params, resend_for, False)
+    return _pg_values(where, fetched), again
+
+
+def _pg_rows_flow(where: str, statement: str, params: tuple[object, ...], resend_for: float = 0.0) -> _PgFlow[list[tuple[object, ...]]]:
+    """Sends one statement that reads, and answers the values of each of its
+    rows, in column order."""
+    fetched, _ = yield from _pg_send_flow(where, statement, params, resend_for, True)
+    if isinstance(fetched, (str, bytes)) or not isinstance(fetched, Sequence):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the statement answered {describe(fetched)} for its rows")
+    return [_pg_values(where, r) for r in fetched]
+
+
+def _pg_send_flow(
+    where: str, statement: str, params: tuple[object, ...], resend_for: float, many: bool
+) -> _PgFlow[tuple[object, bool]]:
+    """Sends one statement and answers what it fetched (its first row, or
+    every row when many), and whether that is the answer of a sending again
+    after a lost connection. A failure that may be retried is sent again after a random
     wait, up to MAX_ATTEMPTS times in all. Inside a transaction of the
     caller's that failed, every later statement gets 25P02, so the first
     error is raised instead: it says what went wrong. A statement whose
@@ -257,11 +294,11 @@ def _pg_row_flow(
     while True:
         err: Exception
         try:
-            fetched = yield _PgQuery(statement, params, where)
+            fetched = yield _PgQuery(statement, params, where, many)
         except Exception as e:
             err = e
         else:
-            return _pg_values(where, fetched), lost_once
+            return fetched, lost_once
         # Raised out here rather than in the except clause, so that an error
         # that goes out unchanged is not given the one it replaces as context.
         lost: Exception | None = None
@@ -394,6 +431,167 @@ def _pg_expire_flow(statement: str, max: int, resend_for: float = 0.0) -> _PgFlo
     # Made once for the call, so that every sending again of it carries it.
     row, _ = yield from _pg_row_flow("expire", statement, (max, _pg_call_id()), resend_for)
     return _pg_int64("expire", _pg_column(row, 0))
+
+
+@dataclass(frozen=True)
+class PgCallNames:
+    """The names of what a call of one transfer kind is given, as the book
+    writes them, by which a history row's values are named: every parameter
+    (do, hold), the key's, and the amounts a post in part gives."""
+
+    args: tuple[str, ...]
+    key: tuple[str, ...]
+    amounts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PgHistory:
+    """The statements that read a book's history, with %s placeholders, and
+    the names of each transfer kind's values."""
+
+    statement: str
+    call: str
+    open_holds: str
+    balance_at: str
+    transfers: Mapping[str, PgCallNames]
+
+
+_PG_OPS: dict[object, EntryOp] = {"do": "do", "hold": "hold", "post": "post", "void": "void", "expire": "expire"}
+
+
+def _pg_text(where: str, what: str, v: object) -> str:
+    if not isinstance(v, str):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: {what} of {describe(v)}")
+    return v
+
+
+def _pg_texts(where: str, what: str, v: object) -> tuple[str, ...]:
+    """A text[] column, which both drivers hand over as a list."""
+    if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: {what} of {describe(v)}")
+    return tuple(_pg_text(where, what, x) for x in v)
+
+
+def _pg_time(where: str, v: object) -> datetime:
+    """A timestamptz column in UTC: the drivers give it in the session's zone."""
+    if not isinstance(v, datetime) or v.tzinfo is None:
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a time of {describe(v)}")
+    return v.astimezone(timezone.utc)
+
+
+def _pg_call_args(where: str, names: PgCallNames, op: EntryOp, values: tuple[str, ...]) -> Mapping[str, str]:
+    """A call's values named: a do or a hold gives every parameter; a post
+    its key, then the amounts when it gives them; a void or an expiry its
+    key."""
+    if op in ("do", "hold"):
+        ns = names.args
+    elif op == "post" and len(values) > len(names.key):
+        ns = names.key + names.amounts
+    else:
+        ns = names.key
+    if len(ns) != len(values):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a {op} entry with {len(values)} values, for {len(ns)} names")
+    return MappingProxyType(dict(zip(ns, values)))
+
+
+def _pg_entry(where: str, h: PgHistory, row: tuple[object, ...]) -> Entry:
+    """An entry from a row of history_statement or history_call, whose
+    columns are (cursor, kind, op, key, args, move, out, account,
+    account_args, posted, held_in, held_out, after_posted, after_held_in,
+    after_held_out, at)."""
+    def c(i: int) -> object:
+        return _pg_column(row, i)
+
+    kind = _pg_text(where, "a transfer kind", c(1))
+    names = h.transfers.get(kind)
+    if names is None:
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: an entry of {describe(kind)}, which is no transfer kind of the book")
+    op = _PG_OPS.get(c(2))
+    if op is None:
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: an entry written by {describe(c(2))}")
+    move, out = c(5), c(6)
+    if isinstance(move, bool) or not isinstance(move, int) or not isinstance(out, bool):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a move of {describe(move)}, {describe(out)}")
+    after: Balance | None = None
+    if c(12) is not None or c(13) is not None or c(14) is not None:
+        after = Balance(_pg_int64(where, c(12)), _pg_int64(where, c(13)), _pg_int64(where, c(14)))
+    return Entry(
+        transfer=kind,
+        op=op,
+        key=_pg_texts(where, "a key", c(3)),
+        args=_pg_call_args(where, names, op, _pg_texts(where, "the values of a call", c(4))),
+        id="",
+        move=move,
+        out=out,
+        account=_pg_text(where, "an account kind", c(7)),
+        account_args=_pg_texts(where, "an account's values", c(8)),
+        posted=_pg_int64(where, c(9)),
+        held_in=_pg_int64(where, c(10)),
+        held_out=_pg_int64(where, c(11)),
+        after=after,
+        at=_pg_time(where, c(15)),
+        cursor=str(_pg_int64(where, c(0))),
+    )
+
+
+def _pg_statement_flow(
+    where: str, h: PgHistory, params: tuple[object, ...], limit: int, after: str, resend_for: float = 0.0
+) -> _PgFlow[Statement]:
+    """A statement's page: the statement asks for limit + 1 rows, so that one
+    past the page says there is more, and is dropped."""
+    rows = yield from _pg_rows_flow(where, h.statement, params, resend_for)
+    entries = [_pg_entry(where, h, r) for r in rows]
+    more = len(entries) > limit
+    del entries[limit:]
+    return Statement(tuple(entries), entries[-1].cursor if entries else after, more)
+
+
+def _pg_entries_flow(where: str, h: PgHistory, params: tuple[object, ...], resend_for: float = 0.0) -> _PgFlow[list[Entry]]:
+    rows = yield from _pg_rows_flow(where, h.call, params, resend_for)
+    return [_pg_entry(where, h, r) for r in rows]
+
+
+def _pg_holds_flow(where: str, params: tuple[object, ...], open_holds: str, resend_for: float = 0.0) -> _PgFlow[list[OpenHold]]:
+    """The open holds from history_open_holds's rows, one per move, (kind,
+    key, move, from_account, from_args, to_account, to_args, amount,
+    created, deadline), which come with the moves of a hold together."""
+    rows = yield from _pg_rows_flow(where, open_holds, params, resend_for)
+    out: list[OpenHold] = []
+    for row in rows:
+        c = row + (None,) * (10 - len(row))
+        kind = _pg_text(where, "a transfer kind", c[0])
+        key = _pg_texts(where, "a key", c[1])
+        move = c[2]
+        if isinstance(move, bool) or not isinstance(move, int):
+            raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a move of {describe(move)}")
+        m = HoldMove(
+            move=move,
+            from_=_pg_text(where, "an account kind", c[3]),
+            to=_pg_text(where, "an account kind", c[5]),
+            from_args=_pg_texts(where, "an account's values", c[4]),
+            to_args=_pg_texts(where, "an account's values", c[6]),
+            amount=_pg_int64(where, c[7]),
+        )
+        if out and out[-1].transfer == kind and out[-1].key == key:
+            last = out[-1]
+            out[-1] = OpenHold(last.transfer, last.key, last.id, (*last.moves, m), last.created, last.deadline)
+            continue
+        deadline = None if c[9] is None else _pg_time(where, c[9])
+        out.append(OpenHold(kind, key, "", (m,), _pg_time(where, c[8]), deadline))
+    return out
+
+
+def _pg_account(where: str, values: Sequence[object]) -> list[str]:
+    return [check_text(where, "an account's value", v) for v in values]
+
+
+def _pg_kinds(where: str, h: PgHistory, kinds: Sequence[str]) -> list[str] | None:
+    """The transfer kinds a statement keeps, None for all; a kind the book
+    does not have raises, since it could only ever keep nothing."""
+    for k in kinds:
+        if k not in h.transfers:
+            raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the book has no transfer kind {k!r}")
+    return list(kinds) if kinds else None
 
 
 def _pg_pause(seconds: float) -> None:
@@ -637,6 +835,26 @@ class _PgBase:
         made once here for the call and every sending of it again."""
         return (*self._params(where, values), _pg_call_id())
 
+    def _statement_params(
+        self, where: str, h: PgHistory, account: str, values: Sequence[object], query: object
+    ) -> tuple[tuple[object, ...], int, str]:
+        """A statement's parameters, the page's size and its after: every
+        value is checked here, before anything is sent."""
+        q = check_query(where, query)
+        limit = page_limit(where, q.limit)
+        after = check_decimal_cursor(where, q.after)
+        args = _pg_account(where, values)
+        kinds = _pg_kinds(where, h, q.transfers)
+        check_size(where, self.tenant, [account, *args])
+        frm = None if q.from_ is None else check_time(where, "from_", q.from_)
+        to = None if q.to is None else check_time(where, "to", q.to)
+        return (self.tenant, account, args, frm, to, kinds, q.newest, limit + 1, after), limit, q.after
+
+    def _account_params(self, where: str, account: str | None, values: Sequence[object] | None, *rest: object) -> tuple[object, ...]:
+        args = None if values is None else _pg_account(where, values)
+        check_size(where, self.tenant, [account or "", *(args or [])])
+        return (self.tenant, account, args, *rest)
+
     def make_call(
         self, where: str, statement: str, values: Callable[[], Sequence[object]], status: bool = False
     ) -> PgCall:
@@ -725,7 +943,7 @@ class PostgresBook(_PgBase):
             raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: an async connection needs AsyncPostgresBook")
         try:
             cur.execute(q.statement, q.params, **_pg_unprepared(conn))
-            return cur.fetchone()
+            return cur.fetchall() if q.many else cur.fetchone()
         finally:
             cur.close()
 
@@ -746,6 +964,32 @@ class PostgresBook(_PgBase):
         tenant: it gives back holds of every tenant) and the call id, and
         answers how many holds past their deadline it gave back."""
         return self._run(_pg_expire_flow(statement, max, self._resend_for))
+
+    def statement(self, where: str, h: PgHistory, account: str, values: Sequence[object], query: object) -> Statement:
+        """Reads a page of an account's statement: values name the account,
+        query (a StatementQuery, or None for the default) says which
+        entries; a bad query raises before anything is sent."""
+        params, limit, after = self._statement_params(where, h, account, values, query)
+        return self._run(_pg_statement_flow(where, h, params, limit, after, self._resend_for))
+
+    def entries(self, where: str, h: PgHistory, kind: str, key: Sequence[object]) -> list[Entry]:
+        """Reads the entries of the calls of one key of a transfer kind, oldest first."""
+        values = [check_text(where, "a key value", v) for v in key]
+        check_size(where, self.tenant, [kind, *values])
+        params = (self.tenant, kind, values)
+        return self._run(_pg_entries_flow(where, h, params, self._resend_for))
+
+    def open_holds(
+        self, where: str, h: PgHistory, account: str | None, values: Sequence[object] | None, kind: str | None
+    ) -> list[OpenHold]:
+        """Reads the holds still open, of an account or of any (None), of a
+        transfer kind or of any (None), the oldest first."""
+        return self._run(_pg_holds_flow(where, self._account_params(where, account, values, kind), h.open_holds, self._resend_for))
+
+    def balance_at(self, where: str, h: PgHistory, account: str, values: Sequence[object], at: object) -> Balance:
+        """Reads what an account held at a time, an aware datetime."""
+        t = check_time(where, "the time", at)
+        return self._run(_pg_balance_flow(where, h.balance_at, self._account_params(where, account, values, t), self._resend_for))
 
     def _one(self, c: PgCall) -> PgAnswer:
         try:
@@ -871,7 +1115,7 @@ class AsyncPostgresBook(_PgBase):
             raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: a connection that is not async needs PostgresBook")
         try:
             await cur.execute(q.statement, q.params, **_pg_unprepared(conn))
-            return await cur.fetchone()
+            return await cur.fetchall() if q.many else await cur.fetchone()
         finally:
             await cur.close()
 
@@ -892,6 +1136,32 @@ class AsyncPostgresBook(_PgBase):
         the call id, and answers how many holds past their deadline it gave
         back."""
         return await self._run(_pg_expire_flow(statement, max, self._resend_for))
+
+    async def statement(self, where: str, h: PgHistory, account: str, values: Sequence[object], query: object) -> Statement:
+        """Reads a page of an account's statement: values name the account,
+        query (a StatementQuery, or None for the default) says which
+        entries; a bad query raises before anything is sent."""
+        params, limit, after = self._statement_params(where, h, account, values, query)
+        return await self._run(_pg_statement_flow(where, h, params, limit, after, self._resend_for))
+
+    async def entries(self, where: str, h: PgHistory, kind: str, key: Sequence[object]) -> list[Entry]:
+        """Reads the entries of the calls of one key of a transfer kind, oldest first."""
+        values = [check_text(where, "a key value", v) for v in key]
+        check_size(where, self.tenant, [kind, *values])
+        params = (self.tenant, kind, values)
+        return await self._run(_pg_entries_flow(where, h, params, self._resend_for))
+
+    async def open_holds(
+        self, where: str, h: PgHistory, account: str | None, values: Sequence[object] | None, kind: str | None
+    ) -> list[OpenHold]:
+        """Reads the holds still open, of an account or of any (None), of a
+        transfer kind or of any (None), the oldest first."""
+        return await self._run(_pg_holds_flow(where, self._account_params(where, account, values, kind), h.open_holds, self._resend_for))
+
+    async def balance_at(self, where: str, h: PgHistory, account: str, values: Sequence[object], at: object) -> Balance:
+        """Reads what an account held at a time, an aware datetime."""
+        t = check_time(where, "the time", at)
+        return await self._run(_pg_balance_flow(where, h.balance_at, self._account_params(where, account, values, t), self._resend_for))
 
     async def _one(self, c: PgCall) -> PgAnswer:
         try:

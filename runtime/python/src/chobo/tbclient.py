@@ -18,7 +18,7 @@ import threading
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, NoReturn, Protocol, TypeAlias, TypeVar, cast
 
 import tigerbeetle as tb
 
@@ -26,8 +26,11 @@ from .chobo import (
     Balance,
     ChoboCancelledError,
     ChoboError,
+    Entry,
     HoldState,
+    OpenHold,
     Result,
+    Statement,
     check_amount,
     check_size,
     check_text,
@@ -589,6 +592,18 @@ def _tb_forget(task: asyncio.Task[Any]) -> None:
         task.exception()  # read, so that asyncio does not log it as never retrieved
 
 
+def _tb_no_history(where: str) -> NoReturn:
+    """What every history read of a TigerBeetle book raises for now: the
+    reads are in the client's surface, so that a program written against a
+    PostgreSQL book type-checks against this one, but this client does not
+    read TigerBeetle's records yet."""
+    raise ChoboError(
+        "CHOBO_UNSUPPORTED",
+        f"{where}: reading the history is not in the Python TigerBeetle client yet; "
+        "the PostgreSQL client and the Go TigerBeetle client have it",
+    )
+
+
 class TigerBeetleBook(_TbFlows):
     """Sends the calls of one book, for one tenant, through the official
     client's ClientSync. It remembers the accounts and openings it has
@@ -674,6 +689,22 @@ class TigerBeetleBook(_TbFlows):
         """Sends many calls in as few requests as they fit and answers each,
         in order, as it would be answered alone (see _bulk_flow)."""
         return self._run(self._bulk_flow(calls))
+
+    def statement(self, where: str, account: int, values: Sequence[object], query: object) -> Statement:
+        """A page of an account's statement: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    def entries(self, where: str, kind: int, key: Sequence[object]) -> list[Entry]:
+        """The entries of one key's calls: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    def open_holds(self, where: str, account: int | None, values: Sequence[object] | None, kind: int | None) -> list[OpenHold]:
+        """The holds still open: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    def balance_at(self, where: str, account: int, values: Sequence[object], at: object) -> Balance:
+        """What an account held at a time: not read on TigerBeetle yet."""
+        _tb_no_history(where)
 
 
 class AsyncTigerBeetleBook(_TbFlows):
@@ -762,3 +793,19 @@ class AsyncTigerBeetleBook(_TbFlows):
         """Reads an account of the kind, named by its arguments; one never
         written to holds nothing."""
         return await self._run(self._balance_flow(account, args))
+
+    async def statement(self, where: str, account: int, values: Sequence[object], query: object) -> Statement:
+        """A page of an account's statement: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    async def entries(self, where: str, kind: int, key: Sequence[object]) -> list[Entry]:
+        """The entries of one key's calls: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    async def open_holds(self, where: str, account: int | None, values: Sequence[object] | None, kind: int | None) -> list[OpenHold]:
+        """The holds still open: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    async def balance_at(self, where: str, account: int, values: Sequence[object], at: object) -> Balance:
+        """What an account held at a time: not read on TigerBeetle yet."""
+        _tb_no_history(where)

@@ -14,6 +14,9 @@ import weakref
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import cache
+from types import MappingProxyType
 from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book store kept in PostgreSQL: each operation is
@@ -73,6 +76,19 @@ class Receive:
             ],
         )
 
+    def entries(self, *, delivery: str, sku: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("receive.entries", _unknown)
+        return self._backend.entries(
+            "receive.entries",
+            _history(),
+            "receive",
+            [
+                check_text("receive.entries", "delivery", delivery),
+                check_text("receive.entries", "sku", sku),
+            ],
+        )
+
 
 class Ship:
     """The transfer kind ship."""
@@ -103,6 +119,19 @@ class Ship:
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
                 check_amount("ship.do", "qty", qty),
+            ],
+        )
+
+    def entries(self, *, order: str, sku: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("ship.entries", _unknown)
+        return self._backend.entries(
+            "ship.entries",
+            _history(),
+            "ship",
+            [
+                check_text("ship.entries", "order", order),
+                check_text("ship.entries", "sku", sku),
             ],
         )
 
@@ -145,6 +174,132 @@ class Balances:
         )
 
 
+class Statements:
+    """Reads accounts' statements: their entries, a page at a time, as a StatementQuery says (None: the oldest first, a page of DEFAULT_PAGE)."""
+
+    def __init__(self, backend: PostgresBook) -> None:
+        self._backend = backend
+
+    def shelf(self, _query: StatementQuery | None = None, /, *, sku: str, **_unknown: Never) -> Statement:
+        """The account shelf."""
+        check_keywords("statement.shelf", _unknown)
+        return self._backend.statement(
+            "statement.shelf",
+            _history(),
+            "shelf",
+            [
+                check_text("statement.shelf", "sku", sku),
+            ],
+            _query,
+        )
+
+    def suppliers(self, _query: StatementQuery | None = None, /, **_unknown: Never) -> Statement:
+        """The account suppliers."""
+        check_keywords("statement.suppliers", _unknown)
+        return self._backend.statement(
+            "statement.suppliers",
+            _history(),
+            "suppliers",
+            [],
+            _query,
+        )
+
+    def customers(self, _query: StatementQuery | None = None, /, **_unknown: Never) -> Statement:
+        """The account customers."""
+        check_keywords("statement.customers", _unknown)
+        return self._backend.statement(
+            "statement.customers",
+            _history(),
+            "customers",
+            [],
+            _query,
+        )
+
+
+class BalancesAt:
+    """Reads what accounts held at a time, an aware datetime."""
+
+    def __init__(self, backend: PostgresBook) -> None:
+        self._backend = backend
+
+    def shelf(self, _at: datetime, /, *, sku: str, **_unknown: Never) -> Balance:
+        """The account shelf."""
+        check_keywords("balance_at.shelf", _unknown)
+        return self._backend.balance_at(
+            "balance_at.shelf",
+            _history(),
+            "shelf",
+            [
+                check_text("balance_at.shelf", "sku", sku),
+            ],
+            _at,
+        )
+
+    def suppliers(self, _at: datetime, /, **_unknown: Never) -> Balance:
+        """The account suppliers."""
+        check_keywords("balance_at.suppliers", _unknown)
+        return self._backend.balance_at(
+            "balance_at.suppliers",
+            _history(),
+            "suppliers",
+            [],
+            _at,
+        )
+
+    def customers(self, _at: datetime, /, **_unknown: Never) -> Balance:
+        """The account customers."""
+        check_keywords("balance_at.customers", _unknown)
+        return self._backend.balance_at(
+            "balance_at.customers",
+            _history(),
+            "customers",
+            [],
+            _at,
+        )
+
+
+class OpenHolds:
+    """Reads the holds still open that take from or put into an account, the oldest first."""
+
+    def __init__(self, backend: PostgresBook) -> None:
+        self._backend = backend
+
+    def shelf(self, *, sku: str, **_unknown: Never) -> list[OpenHold]:
+        """The account shelf."""
+        check_keywords("open_holds.shelf", _unknown)
+        return self._backend.open_holds(
+            "open_holds.shelf",
+            _history(),
+            "shelf",
+            [
+                check_text("open_holds.shelf", "sku", sku),
+            ],
+            None,
+        )
+
+    def suppliers(self, **_unknown: Never) -> list[OpenHold]:
+        """The account suppliers."""
+        check_keywords("open_holds.suppliers", _unknown)
+        return self._backend.open_holds(
+            "open_holds.suppliers",
+            _history(),
+            "suppliers",
+            [],
+            None,
+        )
+
+    def customers(self, **_unknown: Never) -> list[OpenHold]:
+        """The account customers."""
+        check_keywords("open_holds.customers", _unknown)
+        return self._backend.open_holds(
+            "open_holds.customers",
+            _history(),
+            "customers",
+            [],
+            None,
+        )
+
+
 class Book:
     """The book store."""
 
@@ -154,6 +309,12 @@ class Book:
         self.ship = Ship(backend)
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
+        self.statement = Statements(backend)
+        """Reads accounts' statements."""
+        self.balance_at = BalancesAt(backend)
+        """Reads what accounts held at a time."""
+        self.open_holds = OpenHolds(backend)
+        """Reads the holds still open, by account."""
 
     def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
@@ -206,6 +367,19 @@ class AsyncReceive:
             ],
         )
 
+    async def entries(self, *, delivery: str, sku: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("receive.entries", _unknown)
+        return await self._backend.entries(
+            "receive.entries",
+            _history(),
+            "receive",
+            [
+                check_text("receive.entries", "delivery", delivery),
+                check_text("receive.entries", "sku", sku),
+            ],
+        )
+
 
 class AsyncShip:
     """The transfer kind ship."""
@@ -236,6 +410,19 @@ class AsyncShip:
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
                 check_amount("ship.do", "qty", qty),
+            ],
+        )
+
+    async def entries(self, *, order: str, sku: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("ship.entries", _unknown)
+        return await self._backend.entries(
+            "ship.entries",
+            _history(),
+            "ship",
+            [
+                check_text("ship.entries", "order", order),
+                check_text("ship.entries", "sku", sku),
             ],
         )
 
@@ -278,6 +465,132 @@ class AsyncBalances:
         )
 
 
+class AsyncStatements:
+    """Reads accounts' statements: their entries, a page at a time, as a StatementQuery says (None: the oldest first, a page of DEFAULT_PAGE)."""
+
+    def __init__(self, backend: AsyncPostgresBook) -> None:
+        self._backend = backend
+
+    async def shelf(self, _query: StatementQuery | None = None, /, *, sku: str, **_unknown: Never) -> Statement:
+        """The account shelf."""
+        check_keywords("statement.shelf", _unknown)
+        return await self._backend.statement(
+            "statement.shelf",
+            _history(),
+            "shelf",
+            [
+                check_text("statement.shelf", "sku", sku),
+            ],
+            _query,
+        )
+
+    async def suppliers(self, _query: StatementQuery | None = None, /, **_unknown: Never) -> Statement:
+        """The account suppliers."""
+        check_keywords("statement.suppliers", _unknown)
+        return await self._backend.statement(
+            "statement.suppliers",
+            _history(),
+            "suppliers",
+            [],
+            _query,
+        )
+
+    async def customers(self, _query: StatementQuery | None = None, /, **_unknown: Never) -> Statement:
+        """The account customers."""
+        check_keywords("statement.customers", _unknown)
+        return await self._backend.statement(
+            "statement.customers",
+            _history(),
+            "customers",
+            [],
+            _query,
+        )
+
+
+class AsyncBalancesAt:
+    """Reads what accounts held at a time, an aware datetime."""
+
+    def __init__(self, backend: AsyncPostgresBook) -> None:
+        self._backend = backend
+
+    async def shelf(self, _at: datetime, /, *, sku: str, **_unknown: Never) -> Balance:
+        """The account shelf."""
+        check_keywords("balance_at.shelf", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.shelf",
+            _history(),
+            "shelf",
+            [
+                check_text("balance_at.shelf", "sku", sku),
+            ],
+            _at,
+        )
+
+    async def suppliers(self, _at: datetime, /, **_unknown: Never) -> Balance:
+        """The account suppliers."""
+        check_keywords("balance_at.suppliers", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.suppliers",
+            _history(),
+            "suppliers",
+            [],
+            _at,
+        )
+
+    async def customers(self, _at: datetime, /, **_unknown: Never) -> Balance:
+        """The account customers."""
+        check_keywords("balance_at.customers", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.customers",
+            _history(),
+            "customers",
+            [],
+            _at,
+        )
+
+
+class AsyncOpenHolds:
+    """Reads the holds still open that take from or put into an account, the oldest first."""
+
+    def __init__(self, backend: AsyncPostgresBook) -> None:
+        self._backend = backend
+
+    async def shelf(self, *, sku: str, **_unknown: Never) -> list[OpenHold]:
+        """The account shelf."""
+        check_keywords("open_holds.shelf", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.shelf",
+            _history(),
+            "shelf",
+            [
+                check_text("open_holds.shelf", "sku", sku),
+            ],
+            None,
+        )
+
+    async def suppliers(self, **_unknown: Never) -> list[OpenHold]:
+        """The account suppliers."""
+        check_keywords("open_holds.suppliers", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.suppliers",
+            _history(),
+            "suppliers",
+            [],
+            None,
+        )
+
+    async def customers(self, **_unknown: Never) -> list[OpenHold]:
+        """The account customers."""
+        check_keywords("open_holds.customers", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.customers",
+            _history(),
+            "customers",
+            [],
+            None,
+        )
+
+
 class AsyncBook:
     """The book store. Every method is awaited."""
 
@@ -287,6 +600,12 @@ class AsyncBook:
         self.ship = AsyncShip(backend)
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
+        self.statement = AsyncStatements(backend)
+        """Reads accounts' statements."""
+        self.balance_at = AsyncBalancesAt(backend)
+        """Reads what accounts held at a time."""
+        self.open_holds = AsyncOpenHolds(backend)
+        """Reads the holds still open, by account."""
 
     async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
@@ -305,6 +624,32 @@ class AsyncBook:
         post, void or status must not name a hold held in the same bulk."""
         check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
+
+
+
+@cache
+def _history() -> PgHistory:
+    """The statements of the history reads and the names of each kind's
+    values: made once, on the first read, after the runtime below has
+    declared its types."""
+    return PgHistory(
+        statement='select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "store".history_statement(%s, %s, %s::text[], %s::timestamptz, %s::timestamptz, %s::text[], %s::boolean, %s::integer, %s::bigint)',
+        call='select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "store".history_call(%s, %s, %s::text[])',
+        open_holds='select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "store".history_open_holds(%s, %s, %s::text[], %s)',
+        balance_at='select posted, held_in, held_out from "store".history_balance(%s, %s, %s::text[], %s::timestamptz)',
+        transfers={
+            "receive": PgCallNames(
+                args=("delivery", "sku", "qty"),
+                key=("delivery", "sku"),
+                amounts=("qty",),
+            ),
+            "ship": PgCallNames(
+                args=("order", "sku", "qty"),
+                key=("order", "sku"),
+                amounts=("qty",),
+            ),
+        },
+    )
 
 
 def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) -> Book:
@@ -356,6 +701,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
+    "CHOBO_UNSUPPORTED",  # a read this client does not have on its backend yet
 ]
 
 
@@ -390,6 +736,105 @@ class Balance:
     posted: int
     held_in: int
     held_out: int
+
+
+EntryOp: TypeAlias = Literal["do", "hold", "post", "void", "expire"]
+"""What wrote an entry: an operation of the book, or expire for a hold given
+back at its deadline, which no caller asks for."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One change of one account by one call: a move of a call gives two,
+    the side it leaves (out) and the side it reaches. Amounts are in the
+    smallest step of the account's unit."""
+
+    transfer: str
+    op: EntryOp
+    key: tuple[str, ...] | None
+    """The call's key, in key order; None where the backend keeps no key."""
+    args: Mapping[str, str] | None = field(hash=False)
+    """What the call was given, by the book's parameter names, amounts as
+    decimal text: every argument of a do or a hold, the key and the amounts
+    of a post in part, the key alone for a post in full, a void or an
+    expiry, read-only. None where the backend keeps no arguments. Left out
+    of the entry's hash, as a mapping has none."""
+    id: str
+    """The id of the entry's transfer where the backend has one (32 hex
+    digits on TigerBeetle); empty on PostgreSQL."""
+    move: int
+    """The move of the transfer kind, from 1 as the book writes them."""
+    out: bool
+    account: str
+    account_args: tuple[str, ...]
+    posted: int
+    held_in: int
+    held_out: int
+    after: Balance | None
+    """What the account held right after the entry; None for an account
+    without bounds on PostgreSQL, whose balance no single entry leaves."""
+    at: datetime
+    """When the entry was written, in UTC."""
+    cursor: str
+    """Where a statement read after this entry starts (StatementQuery.after);
+    it means something only to the ledger that gave it, for this account."""
+
+
+DEFAULT_PAGE = 100
+"""The entries a statement's page holds when its query gives no limit."""
+MAX_PAGE = 1000
+"""The most entries a statement's page may hold."""
+
+
+@dataclass(frozen=True)
+class StatementQuery:
+    """Which of an account's entries a statement reads: oldest first unless
+    newest, those written at from_ or later and before to (None: open),
+    of the transfer kinds named (none: all), limit at most (0: DEFAULT_PAGE),
+    starting past the cursor after ("": from the start)."""
+
+    newest: bool = False
+    from_: datetime | None = None
+    to: datetime | None = None
+    transfers: tuple[str, ...] = ()
+    limit: int = 0
+    after: str = ""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One page of an account's entries. next is the cursor to read on from:
+    the last entry's, or the query's after when the page is empty; more says
+    entries the query keeps were left past the page."""
+
+    entries: tuple[Entry, ...]
+    next: str
+    more: bool
+
+
+@dataclass(frozen=True)
+class HoldMove:
+    """What one move of a hold holds, from one account to another."""
+
+    move: int
+    from_: str
+    to: str
+    from_args: tuple[str, ...]
+    to_args: tuple[str, ...]
+    amount: int
+
+
+@dataclass(frozen=True)
+class OpenHold:
+    """A hold still held: not posted, voided or past its deadline. deadline
+    is None for a kind whose holds never expire."""
+
+    transfer: str
+    key: tuple[str, ...] | None
+    id: str
+    moves: tuple[HoldMove, ...]
+    created: datetime
+    deadline: datetime | None
 
 
 class ChoboError(Exception):
@@ -536,6 +981,75 @@ def parse_hold_state(s: object) -> HoldState | None:
     raise ChoboError("CHOBO_UNEXPECTED", f"unknown hold state {describe(s)}")
 
 
+def check_query(where: str, q: object) -> StatementQuery:
+    """q when it is a StatementQuery whose fields are each of their type, the
+    default query for None; anything else raises before anything is sent."""
+    if q is None:
+        return StatementQuery()
+    if not isinstance(q, StatementQuery):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the query must be a StatementQuery, got {describe(q)}")
+    if not isinstance(q.newest, bool):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: newest must be a bool, got {describe(q.newest)}")
+    for name, t in (("from_", q.from_), ("to", q.to)):
+        if t is not None:
+            check_time(where, name, t)
+    if isinstance(q.transfers, str) or not isinstance(q.transfers, Sequence):
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"{where}: transfers must be a tuple of transfer kinds, got {describe(q.transfers)}"
+        )
+    for kind in q.transfers:
+        check_text(where, "a transfer kind", kind)
+    page_limit(where, q.limit)
+    if not isinstance(q.after, str):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: after must be a cursor (a string), got {describe(q.after)}")
+    return q
+
+
+def page_limit(where: str, limit: object) -> int:
+    """The number of entries a statement asks for: DEFAULT_PAGE for 0, limit
+    from 1 to MAX_PAGE; anything else raises before anything is sent."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the limit must be an int, got {describe(limit)}")
+    if limit == 0:
+        return DEFAULT_PAGE
+    if limit < 0 or limit > MAX_PAGE:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT",
+            f"{where}: a statement's limit is {limit}; it is from 1 to {MAX_PAGE}, or 0 for {DEFAULT_PAGE}",
+        )
+    return limit
+
+
+def check_time(where: str, name: str, v: object) -> datetime:
+    """v in UTC when it is an aware datetime. A naive one names no instant (its
+    zone is the reader's guess), so it is refused rather than read as local
+    time or as UTC."""
+    if not isinstance(v, datetime):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: {name} must be a datetime, got {describe(v)}")
+    if v.tzinfo is None or v.utcoffset() is None:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"{where}: {name} is a naive datetime; give one with its time zone (e.g. timezone.utc)"
+        )
+    return v.astimezone(timezone.utc)
+
+
+_DECIMAL_CURSOR = re.compile(r"[0-9]{1,19}")
+
+
+def check_decimal_cursor(where: str, cursor: str) -> int | None:
+    """A cursor of a backend whose cursors are an entry's number as decimal
+    text (PostgreSQL): that number, None for "" (the start); any other text
+    did not come from that backend, and raises before anything is sent."""
+    if cursor == "":
+        return None
+    if _DECIMAL_CURSOR.fullmatch(cursor) and int(cursor) <= AMOUNT_MAX:
+        return int(cursor)
+    raise ChoboError(
+        "CHOBO_BAD_ARGUMENT",
+        f"{where}: the cursor {cursor!r} is not one this ledger gives; pass the cursor or next of an earlier read",
+    )
+
+
 # ---- chobo's Python runtime: postgres.py, as the runtime's source has it
 # (runtime/python/src/chobo/postgres.py), without its imports, with its
 # docstring as this comment.
@@ -621,6 +1135,8 @@ class PgCursor(Protocol):
 
     def fetchone(self) -> object: ...
 
+    def fetchall(self) -> Sequence[object]: ...
+
     # None, not object: an async cursor's close answers a coroutine, so
     # that a type checker tells the two kinds of connection apart.
     def close(self) -> None: ...
@@ -638,6 +1154,8 @@ class AsyncPgCursor(Protocol):
     async def execute(self, query: str, params: Sequence[object], /) -> object: ...
 
     async def fetchone(self) -> object: ...
+
+    async def fetchall(self) -> Sequence[object]: ...
 
     async def close(self) -> object: ...
 
@@ -665,11 +1183,13 @@ class AsyncPgPool(Protocol):
 
 @dataclass(frozen=True)
 class _PgQuery:
-    """A step: send the statement, answer its first row (None for none)."""
+    """A step: send the statement, answer its first row (None for none), or
+    every row when many."""
 
     statement: str
     params: tuple[object, ...]
     where: str = ""
+    many: bool = False
 
 
 @dataclass(frozen=True)
@@ -755,7 +1275,26 @@ def _pg_row_flow(
 ) -> _PgFlow[tuple[tuple[object, ...], bool]]:
     """Sends one statement and answers the values of its one row, in column
     order, and whether they are those of a sending again after a lost
-    connection. A failure that may be retried is sent again after a random
+    connection (_pg_send_flow says how it is sent)."""
+    fetched, again = yield from _pg_send_flow(where, statement, params, resend_for, False)
+    return _pg_values(where, fetched), again
+
+
+def _pg_rows_flow(where: str, statement: str, params: tuple[object, ...], resend_for: float = 0.0) -> _PgFlow[list[tuple[object, ...]]]:
+    """Sends one statement that reads, and answers the values of each of its
+    rows, in column order."""
+    fetched, _ = yield from _pg_send_flow(where, statement, params, resend_for, True)
+    if isinstance(fetched, (str, bytes)) or not isinstance(fetched, Sequence):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the statement answered {describe(fetched)} for its rows")
+    return [_pg_values(where, r) for r in fetched]
+
+
+def _pg_send_flow(
+    where: str, statement: str, params: tuple[object, ...], resend_for: float, many: bool
+) -> _PgFlow[tuple[object, bool]]:
+    """Sends one statement and answers what it fetched (its first row, or
+    every row when many), and whether that is the answer of a sending again
+    after a lost connection. A failure that may be retried is sent again after a random
     wait, up to MAX_ATTEMPTS times in all. Inside a transaction of the
     caller's that failed, every later statement gets 25P02, so the first
     error is raised instead: it says what went wrong. A statement whose
@@ -768,11 +1307,11 @@ def _pg_row_flow(
     while True:
         err: Exception
         try:
-            fetched = yield _PgQuery(statement, params, where)
+            fetched = yield _PgQuery(statement, params, where, many)
         except Exception as e:
             err = e
         else:
-            return _pg_values(where, fetched), lost_once
+            return fetched, lost_once
         # Raised out here rather than in the except clause, so that an error
         # that goes out unchanged is not given the one it replaces as context.
         lost: Exception | None = None
@@ -905,6 +1444,167 @@ def _pg_expire_flow(statement: str, max: int, resend_for: float = 0.0) -> _PgFlo
     # Made once for the call, so that every sending again of it carries it.
     row, _ = yield from _pg_row_flow("expire", statement, (max, _pg_call_id()), resend_for)
     return _pg_int64("expire", _pg_column(row, 0))
+
+
+@dataclass(frozen=True)
+class PgCallNames:
+    """The names of what a call of one transfer kind is given, as the book
+    writes them, by which a history row's values are named: every parameter
+    (do, hold), the key's, and the amounts a post in part gives."""
+
+    args: tuple[str, ...]
+    key: tuple[str, ...]
+    amounts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PgHistory:
+    """The statements that read a book's history, with %s placeholders, and
+    the names of each transfer kind's values."""
+
+    statement: str
+    call: str
+    open_holds: str
+    balance_at: str
+    transfers: Mapping[str, PgCallNames]
+
+
+_PG_OPS: dict[object, EntryOp] = {"do": "do", "hold": "hold", "post": "post", "void": "void", "expire": "expire"}
+
+
+def _pg_text(where: str, what: str, v: object) -> str:
+    if not isinstance(v, str):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: {what} of {describe(v)}")
+    return v
+
+
+def _pg_texts(where: str, what: str, v: object) -> tuple[str, ...]:
+    """A text[] column, which both drivers hand over as a list."""
+    if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: {what} of {describe(v)}")
+    return tuple(_pg_text(where, what, x) for x in v)
+
+
+def _pg_time(where: str, v: object) -> datetime:
+    """A timestamptz column in UTC: the drivers give it in the session's zone."""
+    if not isinstance(v, datetime) or v.tzinfo is None:
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a time of {describe(v)}")
+    return v.astimezone(timezone.utc)
+
+
+def _pg_call_args(where: str, names: PgCallNames, op: EntryOp, values: tuple[str, ...]) -> Mapping[str, str]:
+    """A call's values named: a do or a hold gives every parameter; a post
+    its key, then the amounts when it gives them; a void or an expiry its
+    key."""
+    if op in ("do", "hold"):
+        ns = names.args
+    elif op == "post" and len(values) > len(names.key):
+        ns = names.key + names.amounts
+    else:
+        ns = names.key
+    if len(ns) != len(values):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a {op} entry with {len(values)} values, for {len(ns)} names")
+    return MappingProxyType(dict(zip(ns, values)))
+
+
+def _pg_entry(where: str, h: PgHistory, row: tuple[object, ...]) -> Entry:
+    """An entry from a row of history_statement or history_call, whose
+    columns are (cursor, kind, op, key, args, move, out, account,
+    account_args, posted, held_in, held_out, after_posted, after_held_in,
+    after_held_out, at)."""
+    def c(i: int) -> object:
+        return _pg_column(row, i)
+
+    kind = _pg_text(where, "a transfer kind", c(1))
+    names = h.transfers.get(kind)
+    if names is None:
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: an entry of {describe(kind)}, which is no transfer kind of the book")
+    op = _PG_OPS.get(c(2))
+    if op is None:
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: an entry written by {describe(c(2))}")
+    move, out = c(5), c(6)
+    if isinstance(move, bool) or not isinstance(move, int) or not isinstance(out, bool):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a move of {describe(move)}, {describe(out)}")
+    after: Balance | None = None
+    if c(12) is not None or c(13) is not None or c(14) is not None:
+        after = Balance(_pg_int64(where, c(12)), _pg_int64(where, c(13)), _pg_int64(where, c(14)))
+    return Entry(
+        transfer=kind,
+        op=op,
+        key=_pg_texts(where, "a key", c(3)),
+        args=_pg_call_args(where, names, op, _pg_texts(where, "the values of a call", c(4))),
+        id="",
+        move=move,
+        out=out,
+        account=_pg_text(where, "an account kind", c(7)),
+        account_args=_pg_texts(where, "an account's values", c(8)),
+        posted=_pg_int64(where, c(9)),
+        held_in=_pg_int64(where, c(10)),
+        held_out=_pg_int64(where, c(11)),
+        after=after,
+        at=_pg_time(where, c(15)),
+        cursor=str(_pg_int64(where, c(0))),
+    )
+
+
+def _pg_statement_flow(
+    where: str, h: PgHistory, params: tuple[object, ...], limit: int, after: str, resend_for: float = 0.0
+) -> _PgFlow[Statement]:
+    """A statement's page: the statement asks for limit + 1 rows, so that one
+    past the page says there is more, and is dropped."""
+    rows = yield from _pg_rows_flow(where, h.statement, params, resend_for)
+    entries = [_pg_entry(where, h, r) for r in rows]
+    more = len(entries) > limit
+    del entries[limit:]
+    return Statement(tuple(entries), entries[-1].cursor if entries else after, more)
+
+
+def _pg_entries_flow(where: str, h: PgHistory, params: tuple[object, ...], resend_for: float = 0.0) -> _PgFlow[list[Entry]]:
+    rows = yield from _pg_rows_flow(where, h.call, params, resend_for)
+    return [_pg_entry(where, h, r) for r in rows]
+
+
+def _pg_holds_flow(where: str, params: tuple[object, ...], open_holds: str, resend_for: float = 0.0) -> _PgFlow[list[OpenHold]]:
+    """The open holds from history_open_holds's rows, one per move, (kind,
+    key, move, from_account, from_args, to_account, to_args, amount,
+    created, deadline), which come with the moves of a hold together."""
+    rows = yield from _pg_rows_flow(where, open_holds, params, resend_for)
+    out: list[OpenHold] = []
+    for row in rows:
+        c = row + (None,) * (10 - len(row))
+        kind = _pg_text(where, "a transfer kind", c[0])
+        key = _pg_texts(where, "a key", c[1])
+        move = c[2]
+        if isinstance(move, bool) or not isinstance(move, int):
+            raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a move of {describe(move)}")
+        m = HoldMove(
+            move=move,
+            from_=_pg_text(where, "an account kind", c[3]),
+            to=_pg_text(where, "an account kind", c[5]),
+            from_args=_pg_texts(where, "an account's values", c[4]),
+            to_args=_pg_texts(where, "an account's values", c[6]),
+            amount=_pg_int64(where, c[7]),
+        )
+        if out and out[-1].transfer == kind and out[-1].key == key:
+            last = out[-1]
+            out[-1] = OpenHold(last.transfer, last.key, last.id, (*last.moves, m), last.created, last.deadline)
+            continue
+        deadline = None if c[9] is None else _pg_time(where, c[9])
+        out.append(OpenHold(kind, key, "", (m,), _pg_time(where, c[8]), deadline))
+    return out
+
+
+def _pg_account(where: str, values: Sequence[object]) -> list[str]:
+    return [check_text(where, "an account's value", v) for v in values]
+
+
+def _pg_kinds(where: str, h: PgHistory, kinds: Sequence[str]) -> list[str] | None:
+    """The transfer kinds a statement keeps, None for all; a kind the book
+    does not have raises, since it could only ever keep nothing."""
+    for k in kinds:
+        if k not in h.transfers:
+            raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the book has no transfer kind {k!r}")
+    return list(kinds) if kinds else None
 
 
 def _pg_pause(seconds: float) -> None:
@@ -1148,6 +1848,26 @@ class _PgBase:
         made once here for the call and every sending of it again."""
         return (*self._params(where, values), _pg_call_id())
 
+    def _statement_params(
+        self, where: str, h: PgHistory, account: str, values: Sequence[object], query: object
+    ) -> tuple[tuple[object, ...], int, str]:
+        """A statement's parameters, the page's size and its after: every
+        value is checked here, before anything is sent."""
+        q = check_query(where, query)
+        limit = page_limit(where, q.limit)
+        after = check_decimal_cursor(where, q.after)
+        args = _pg_account(where, values)
+        kinds = _pg_kinds(where, h, q.transfers)
+        check_size(where, self.tenant, [account, *args])
+        frm = None if q.from_ is None else check_time(where, "from_", q.from_)
+        to = None if q.to is None else check_time(where, "to", q.to)
+        return (self.tenant, account, args, frm, to, kinds, q.newest, limit + 1, after), limit, q.after
+
+    def _account_params(self, where: str, account: str | None, values: Sequence[object] | None, *rest: object) -> tuple[object, ...]:
+        args = None if values is None else _pg_account(where, values)
+        check_size(where, self.tenant, [account or "", *(args or [])])
+        return (self.tenant, account, args, *rest)
+
     def make_call(
         self, where: str, statement: str, values: Callable[[], Sequence[object]], status: bool = False
     ) -> PgCall:
@@ -1236,7 +1956,7 @@ class PostgresBook(_PgBase):
             raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: an async connection needs AsyncPostgresBook")
         try:
             cur.execute(q.statement, q.params, **_pg_unprepared(conn))
-            return cur.fetchone()
+            return cur.fetchall() if q.many else cur.fetchone()
         finally:
             cur.close()
 
@@ -1257,6 +1977,32 @@ class PostgresBook(_PgBase):
         tenant: it gives back holds of every tenant) and the call id, and
         answers how many holds past their deadline it gave back."""
         return self._run(_pg_expire_flow(statement, max, self._resend_for))
+
+    def statement(self, where: str, h: PgHistory, account: str, values: Sequence[object], query: object) -> Statement:
+        """Reads a page of an account's statement: values name the account,
+        query (a StatementQuery, or None for the default) says which
+        entries; a bad query raises before anything is sent."""
+        params, limit, after = self._statement_params(where, h, account, values, query)
+        return self._run(_pg_statement_flow(where, h, params, limit, after, self._resend_for))
+
+    def entries(self, where: str, h: PgHistory, kind: str, key: Sequence[object]) -> list[Entry]:
+        """Reads the entries of the calls of one key of a transfer kind, oldest first."""
+        values = [check_text(where, "a key value", v) for v in key]
+        check_size(where, self.tenant, [kind, *values])
+        params = (self.tenant, kind, values)
+        return self._run(_pg_entries_flow(where, h, params, self._resend_for))
+
+    def open_holds(
+        self, where: str, h: PgHistory, account: str | None, values: Sequence[object] | None, kind: str | None
+    ) -> list[OpenHold]:
+        """Reads the holds still open, of an account or of any (None), of a
+        transfer kind or of any (None), the oldest first."""
+        return self._run(_pg_holds_flow(where, self._account_params(where, account, values, kind), h.open_holds, self._resend_for))
+
+    def balance_at(self, where: str, h: PgHistory, account: str, values: Sequence[object], at: object) -> Balance:
+        """Reads what an account held at a time, an aware datetime."""
+        t = check_time(where, "the time", at)
+        return self._run(_pg_balance_flow(where, h.balance_at, self._account_params(where, account, values, t), self._resend_for))
 
     def _one(self, c: PgCall) -> PgAnswer:
         try:
@@ -1382,7 +2128,7 @@ class AsyncPostgresBook(_PgBase):
             raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: a connection that is not async needs PostgresBook")
         try:
             await cur.execute(q.statement, q.params, **_pg_unprepared(conn))
-            return await cur.fetchone()
+            return await cur.fetchall() if q.many else await cur.fetchone()
         finally:
             await cur.close()
 
@@ -1403,6 +2149,32 @@ class AsyncPostgresBook(_PgBase):
         the call id, and answers how many holds past their deadline it gave
         back."""
         return await self._run(_pg_expire_flow(statement, max, self._resend_for))
+
+    async def statement(self, where: str, h: PgHistory, account: str, values: Sequence[object], query: object) -> Statement:
+        """Reads a page of an account's statement: values name the account,
+        query (a StatementQuery, or None for the default) says which
+        entries; a bad query raises before anything is sent."""
+        params, limit, after = self._statement_params(where, h, account, values, query)
+        return await self._run(_pg_statement_flow(where, h, params, limit, after, self._resend_for))
+
+    async def entries(self, where: str, h: PgHistory, kind: str, key: Sequence[object]) -> list[Entry]:
+        """Reads the entries of the calls of one key of a transfer kind, oldest first."""
+        values = [check_text(where, "a key value", v) for v in key]
+        check_size(where, self.tenant, [kind, *values])
+        params = (self.tenant, kind, values)
+        return await self._run(_pg_entries_flow(where, h, params, self._resend_for))
+
+    async def open_holds(
+        self, where: str, h: PgHistory, account: str | None, values: Sequence[object] | None, kind: str | None
+    ) -> list[OpenHold]:
+        """Reads the holds still open, of an account or of any (None), of a
+        transfer kind or of any (None), the oldest first."""
+        return await self._run(_pg_holds_flow(where, self._account_params(where, account, values, kind), h.open_holds, self._resend_for))
+
+    async def balance_at(self, where: str, h: PgHistory, account: str, values: Sequence[object], at: object) -> Balance:
+        """Reads what an account held at a time, an aware datetime."""
+        t = check_time(where, "the time", at)
+        return await self._run(_pg_balance_flow(where, h.balance_at, self._account_params(where, account, values, t), self._resend_for))
 
     async def _one(self, c: PgCall) -> PgAnswer:
         try:

@@ -13,8 +13,9 @@ import tigerbeetle as tb
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from functools import cache
-from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, NoReturn, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book coop_credit kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -76,6 +77,17 @@ class BuyOnCredit:
             ],
         )
 
+    def entries(self, *, receipt: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("buy_on_credit.entries", _unknown)
+        return self._backend.entries(
+            "buy_on_credit.entries",
+            0,
+            [
+                check_text("buy_on_credit.entries", "receipt", receipt),
+            ],
+        )
+
 
 class Balances:
     """Reads accounts: posted, held coming in, held going out."""
@@ -102,6 +114,93 @@ class Balances:
         )
 
 
+class Statements:
+    """Reads accounts' statements: their entries, a page at a time, as a StatementQuery says (None: the oldest first, a page of DEFAULT_PAGE)."""
+
+    def __init__(self, backend: TigerBeetleBook) -> None:
+        self._backend = backend
+
+    def credit_line(self, _query: StatementQuery | None = None, /, *, member: str, **_unknown: Never) -> Statement:
+        """credit_line: what a member owes the co-op, as a negative balance."""
+        check_keywords("statement.credit_line", _unknown)
+        return self._backend.statement(
+            "statement.credit_line",
+            0,
+            [
+                check_text("statement.credit_line", "member", member),
+            ],
+            _query,
+        )
+
+    def coop_store(self, _query: StatementQuery | None = None, /, **_unknown: Never) -> Statement:
+        """The account coop_store."""
+        check_keywords("statement.coop_store", _unknown)
+        return self._backend.statement(
+            "statement.coop_store",
+            1,
+            [],
+            _query,
+        )
+
+
+class BalancesAt:
+    """Reads what accounts held at a time, an aware datetime."""
+
+    def __init__(self, backend: TigerBeetleBook) -> None:
+        self._backend = backend
+
+    def credit_line(self, _at: datetime, /, *, member: str, **_unknown: Never) -> Balance:
+        """credit_line: what a member owes the co-op, as a negative balance."""
+        check_keywords("balance_at.credit_line", _unknown)
+        return self._backend.balance_at(
+            "balance_at.credit_line",
+            0,
+            [
+                check_text("balance_at.credit_line", "member", member),
+            ],
+            _at,
+        )
+
+    def coop_store(self, _at: datetime, /, **_unknown: Never) -> Balance:
+        """The account coop_store."""
+        check_keywords("balance_at.coop_store", _unknown)
+        return self._backend.balance_at(
+            "balance_at.coop_store",
+            1,
+            [],
+            _at,
+        )
+
+
+class OpenHolds:
+    """Reads the holds still open that take from or put into an account, the oldest first."""
+
+    def __init__(self, backend: TigerBeetleBook) -> None:
+        self._backend = backend
+
+    def credit_line(self, *, member: str, **_unknown: Never) -> list[OpenHold]:
+        """credit_line: what a member owes the co-op, as a negative balance."""
+        check_keywords("open_holds.credit_line", _unknown)
+        return self._backend.open_holds(
+            "open_holds.credit_line",
+            0,
+            [
+                check_text("open_holds.credit_line", "member", member),
+            ],
+            None,
+        )
+
+    def coop_store(self, **_unknown: Never) -> list[OpenHold]:
+        """The account coop_store."""
+        check_keywords("open_holds.coop_store", _unknown)
+        return self._backend.open_holds(
+            "open_holds.coop_store",
+            1,
+            [],
+            None,
+        )
+
+
 class Book:
     """The book coop_credit: Credit per member: members buy on credit and settle at the end of the month."""
 
@@ -109,6 +208,12 @@ class Book:
         self.buy_on_credit = BuyOnCredit(backend)
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
+        self.statement = Statements(backend)
+        """Reads accounts' statements."""
+        self.balance_at = BalancesAt(backend)
+        """Reads what accounts held at a time."""
+        self.open_holds = OpenHolds(backend)
+        """Reads the holds still open, by account."""
         self._backend = backend
 
     def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
@@ -155,6 +260,17 @@ class AsyncBuyOnCredit:
             ],
         )
 
+    async def entries(self, *, receipt: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("buy_on_credit.entries", _unknown)
+        return await self._backend.entries(
+            "buy_on_credit.entries",
+            0,
+            [
+                check_text("buy_on_credit.entries", "receipt", receipt),
+            ],
+        )
+
 
 class AsyncBalances:
     """Reads accounts: posted, held coming in, held going out."""
@@ -181,6 +297,93 @@ class AsyncBalances:
         )
 
 
+class AsyncStatements:
+    """Reads accounts' statements: their entries, a page at a time, as a StatementQuery says (None: the oldest first, a page of DEFAULT_PAGE)."""
+
+    def __init__(self, backend: AsyncTigerBeetleBook) -> None:
+        self._backend = backend
+
+    async def credit_line(self, _query: StatementQuery | None = None, /, *, member: str, **_unknown: Never) -> Statement:
+        """credit_line: what a member owes the co-op, as a negative balance."""
+        check_keywords("statement.credit_line", _unknown)
+        return await self._backend.statement(
+            "statement.credit_line",
+            0,
+            [
+                check_text("statement.credit_line", "member", member),
+            ],
+            _query,
+        )
+
+    async def coop_store(self, _query: StatementQuery | None = None, /, **_unknown: Never) -> Statement:
+        """The account coop_store."""
+        check_keywords("statement.coop_store", _unknown)
+        return await self._backend.statement(
+            "statement.coop_store",
+            1,
+            [],
+            _query,
+        )
+
+
+class AsyncBalancesAt:
+    """Reads what accounts held at a time, an aware datetime."""
+
+    def __init__(self, backend: AsyncTigerBeetleBook) -> None:
+        self._backend = backend
+
+    async def credit_line(self, _at: datetime, /, *, member: str, **_unknown: Never) -> Balance:
+        """credit_line: what a member owes the co-op, as a negative balance."""
+        check_keywords("balance_at.credit_line", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.credit_line",
+            0,
+            [
+                check_text("balance_at.credit_line", "member", member),
+            ],
+            _at,
+        )
+
+    async def coop_store(self, _at: datetime, /, **_unknown: Never) -> Balance:
+        """The account coop_store."""
+        check_keywords("balance_at.coop_store", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.coop_store",
+            1,
+            [],
+            _at,
+        )
+
+
+class AsyncOpenHolds:
+    """Reads the holds still open that take from or put into an account, the oldest first."""
+
+    def __init__(self, backend: AsyncTigerBeetleBook) -> None:
+        self._backend = backend
+
+    async def credit_line(self, *, member: str, **_unknown: Never) -> list[OpenHold]:
+        """credit_line: what a member owes the co-op, as a negative balance."""
+        check_keywords("open_holds.credit_line", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.credit_line",
+            0,
+            [
+                check_text("open_holds.credit_line", "member", member),
+            ],
+            None,
+        )
+
+    async def coop_store(self, **_unknown: Never) -> list[OpenHold]:
+        """The account coop_store."""
+        check_keywords("open_holds.coop_store", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.coop_store",
+            1,
+            [],
+            None,
+        )
+
+
 class AsyncBook:
     """The book coop_credit: Credit per member: members buy on credit and settle at the end of the month. Every method is awaited."""
 
@@ -188,6 +391,12 @@ class AsyncBook:
         self.buy_on_credit = AsyncBuyOnCredit(backend)
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
+        self.statement = AsyncStatements(backend)
+        """Reads accounts' statements."""
+        self.balance_at = AsyncBalancesAt(backend)
+        """Reads what accounts held at a time."""
+        self.open_holds = AsyncOpenHolds(backend)
+        """Reads the holds still open, by account."""
         self._backend = backend
 
     async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
@@ -269,6 +478,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
+    "CHOBO_UNSUPPORTED",  # a read this client does not have on its backend yet
 ]
 
 
@@ -303,6 +513,105 @@ class Balance:
     posted: int
     held_in: int
     held_out: int
+
+
+EntryOp: TypeAlias = Literal["do", "hold", "post", "void", "expire"]
+"""What wrote an entry: an operation of the book, or expire for a hold given
+back at its deadline, which no caller asks for."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One change of one account by one call: a move of a call gives two,
+    the side it leaves (out) and the side it reaches. Amounts are in the
+    smallest step of the account's unit."""
+
+    transfer: str
+    op: EntryOp
+    key: tuple[str, ...] | None
+    """The call's key, in key order; None where the backend keeps no key."""
+    args: Mapping[str, str] | None = field(hash=False)
+    """What the call was given, by the book's parameter names, amounts as
+    decimal text: every argument of a do or a hold, the key and the amounts
+    of a post in part, the key alone for a post in full, a void or an
+    expiry, read-only. None where the backend keeps no arguments. Left out
+    of the entry's hash, as a mapping has none."""
+    id: str
+    """The id of the entry's transfer where the backend has one (32 hex
+    digits on TigerBeetle); empty on PostgreSQL."""
+    move: int
+    """The move of the transfer kind, from 1 as the book writes them."""
+    out: bool
+    account: str
+    account_args: tuple[str, ...]
+    posted: int
+    held_in: int
+    held_out: int
+    after: Balance | None
+    """What the account held right after the entry; None for an account
+    without bounds on PostgreSQL, whose balance no single entry leaves."""
+    at: datetime
+    """When the entry was written, in UTC."""
+    cursor: str
+    """Where a statement read after this entry starts (StatementQuery.after);
+    it means something only to the ledger that gave it, for this account."""
+
+
+DEFAULT_PAGE = 100
+"""The entries a statement's page holds when its query gives no limit."""
+MAX_PAGE = 1000
+"""The most entries a statement's page may hold."""
+
+
+@dataclass(frozen=True)
+class StatementQuery:
+    """Which of an account's entries a statement reads: oldest first unless
+    newest, those written at from_ or later and before to (None: open),
+    of the transfer kinds named (none: all), limit at most (0: DEFAULT_PAGE),
+    starting past the cursor after ("": from the start)."""
+
+    newest: bool = False
+    from_: datetime | None = None
+    to: datetime | None = None
+    transfers: tuple[str, ...] = ()
+    limit: int = 0
+    after: str = ""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One page of an account's entries. next is the cursor to read on from:
+    the last entry's, or the query's after when the page is empty; more says
+    entries the query keeps were left past the page."""
+
+    entries: tuple[Entry, ...]
+    next: str
+    more: bool
+
+
+@dataclass(frozen=True)
+class HoldMove:
+    """What one move of a hold holds, from one account to another."""
+
+    move: int
+    from_: str
+    to: str
+    from_args: tuple[str, ...]
+    to_args: tuple[str, ...]
+    amount: int
+
+
+@dataclass(frozen=True)
+class OpenHold:
+    """A hold still held: not posted, voided or past its deadline. deadline
+    is None for a kind whose holds never expire."""
+
+    transfer: str
+    key: tuple[str, ...] | None
+    id: str
+    moves: tuple[HoldMove, ...]
+    created: datetime
+    deadline: datetime | None
 
 
 class ChoboError(Exception):
@@ -447,6 +756,75 @@ def parse_hold_state(s: object) -> HoldState | None:
     if s == "expired":
         return "expired"
     raise ChoboError("CHOBO_UNEXPECTED", f"unknown hold state {describe(s)}")
+
+
+def check_query(where: str, q: object) -> StatementQuery:
+    """q when it is a StatementQuery whose fields are each of their type, the
+    default query for None; anything else raises before anything is sent."""
+    if q is None:
+        return StatementQuery()
+    if not isinstance(q, StatementQuery):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the query must be a StatementQuery, got {describe(q)}")
+    if not isinstance(q.newest, bool):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: newest must be a bool, got {describe(q.newest)}")
+    for name, t in (("from_", q.from_), ("to", q.to)):
+        if t is not None:
+            check_time(where, name, t)
+    if isinstance(q.transfers, str) or not isinstance(q.transfers, Sequence):
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"{where}: transfers must be a tuple of transfer kinds, got {describe(q.transfers)}"
+        )
+    for kind in q.transfers:
+        check_text(where, "a transfer kind", kind)
+    page_limit(where, q.limit)
+    if not isinstance(q.after, str):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: after must be a cursor (a string), got {describe(q.after)}")
+    return q
+
+
+def page_limit(where: str, limit: object) -> int:
+    """The number of entries a statement asks for: DEFAULT_PAGE for 0, limit
+    from 1 to MAX_PAGE; anything else raises before anything is sent."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the limit must be an int, got {describe(limit)}")
+    if limit == 0:
+        return DEFAULT_PAGE
+    if limit < 0 or limit > MAX_PAGE:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT",
+            f"{where}: a statement's limit is {limit}; it is from 1 to {MAX_PAGE}, or 0 for {DEFAULT_PAGE}",
+        )
+    return limit
+
+
+def check_time(where: str, name: str, v: object) -> datetime:
+    """v in UTC when it is an aware datetime. A naive one names no instant (its
+    zone is the reader's guess), so it is refused rather than read as local
+    time or as UTC."""
+    if not isinstance(v, datetime):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: {name} must be a datetime, got {describe(v)}")
+    if v.tzinfo is None or v.utcoffset() is None:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"{where}: {name} is a naive datetime; give one with its time zone (e.g. timezone.utc)"
+        )
+    return v.astimezone(timezone.utc)
+
+
+_DECIMAL_CURSOR = re.compile(r"[0-9]{1,19}")
+
+
+def check_decimal_cursor(where: str, cursor: str) -> int | None:
+    """A cursor of a backend whose cursors are an entry's number as decimal
+    text (PostgreSQL): that number, None for "" (the start); any other text
+    did not come from that backend, and raises before anything is sent."""
+    if cursor == "":
+        return None
+    if _DECIMAL_CURSOR.fullmatch(cursor) and int(cursor) <= AMOUNT_MAX:
+        return int(cursor)
+    raise ChoboError(
+        "CHOBO_BAD_ARGUMENT",
+        f"{where}: the cursor {cursor!r} is not one this ledger gives; pass the cursor or next of an earlier read",
+    )
 
 
 # ---- chobo's Python runtime: ids.py, as the runtime's source has it
@@ -1844,6 +2222,18 @@ def _tb_forget(task: asyncio.Task[Any]) -> None:
         task.exception()  # read, so that asyncio does not log it as never retrieved
 
 
+def _tb_no_history(where: str) -> NoReturn:
+    """What every history read of a TigerBeetle book raises for now: the
+    reads are in the client's surface, so that a program written against a
+    PostgreSQL book type-checks against this one, but this client does not
+    read TigerBeetle's records yet."""
+    raise ChoboError(
+        "CHOBO_UNSUPPORTED",
+        f"{where}: reading the history is not in the Python TigerBeetle client yet; "
+        "the PostgreSQL client and the Go TigerBeetle client have it",
+    )
+
+
 class TigerBeetleBook(_TbFlows):
     """Sends the calls of one book, for one tenant, through the official
     client's ClientSync. It remembers the accounts and openings it has
@@ -1929,6 +2319,22 @@ class TigerBeetleBook(_TbFlows):
         """Sends many calls in as few requests as they fit and answers each,
         in order, as it would be answered alone (see _bulk_flow)."""
         return self._run(self._bulk_flow(calls))
+
+    def statement(self, where: str, account: int, values: Sequence[object], query: object) -> Statement:
+        """A page of an account's statement: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    def entries(self, where: str, kind: int, key: Sequence[object]) -> list[Entry]:
+        """The entries of one key's calls: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    def open_holds(self, where: str, account: int | None, values: Sequence[object] | None, kind: int | None) -> list[OpenHold]:
+        """The holds still open: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    def balance_at(self, where: str, account: int, values: Sequence[object], at: object) -> Balance:
+        """What an account held at a time: not read on TigerBeetle yet."""
+        _tb_no_history(where)
 
 
 class AsyncTigerBeetleBook(_TbFlows):
@@ -2017,4 +2423,20 @@ class AsyncTigerBeetleBook(_TbFlows):
         """Reads an account of the kind, named by its arguments; one never
         written to holds nothing."""
         return await self._run(self._balance_flow(account, args))
+
+    async def statement(self, where: str, account: int, values: Sequence[object], query: object) -> Statement:
+        """A page of an account's statement: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    async def entries(self, where: str, kind: int, key: Sequence[object]) -> list[Entry]:
+        """The entries of one key's calls: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    async def open_holds(self, where: str, account: int | None, values: Sequence[object] | None, kind: int | None) -> list[OpenHold]:
+        """The holds still open: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    async def balance_at(self, where: str, account: int, values: Sequence[object], at: object) -> Balance:
+        """What an account held at a time: not read on TigerBeetle yet."""
+        _tb_no_history(where)
 

@@ -13,8 +13,9 @@ import tigerbeetle as tb
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from functools import cache
-from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, NoReturn, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book retry_after_refusal kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -79,6 +80,17 @@ class Stock:
             ],
         )
 
+    def entries(self, *, delivery: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("stock.entries", _unknown)
+        return self._backend.entries(
+            "stock.entries",
+            0,
+            [
+                check_text("stock.entries", "delivery", delivery),
+            ],
+        )
+
 
 class RestockSpare:
     """The transfer kind restock_spare."""
@@ -107,6 +119,17 @@ class RestockSpare:
             lambda: [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
+            ],
+        )
+
+    def entries(self, *, delivery: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("restock_spare.entries", _unknown)
+        return self._backend.entries(
+            "restock_spare.entries",
+            1,
+            [
+                check_text("restock_spare.entries", "delivery", delivery),
             ],
         )
 
@@ -142,6 +165,17 @@ class Ship:
                 check_text("ship.do", "sku", sku),
                 check_amount("ship.do", "qty", qty),
                 check_amount("ship.do", "extra", extra),
+            ],
+        )
+
+    def entries(self, *, order: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("ship.entries", _unknown)
+        return self._backend.entries(
+            "ship.entries",
+            2,
+            [
+                check_text("ship.entries", "order", order),
             ],
         )
 
@@ -245,6 +279,22 @@ class Reserve:
             ],
         )
 
+    def entries(self, *, order: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("reserve.entries", _unknown)
+        return self._backend.entries(
+            "reserve.entries",
+            3,
+            [
+                check_text("reserve.entries", "order", order),
+            ],
+        )
+
+    def open_holds(self, **_unknown: Never) -> list[OpenHold]:
+        """The holds of this kind still open, the oldest first."""
+        check_keywords("reserve.open_holds", _unknown)
+        return self._backend.open_holds("reserve.open_holds", None, None, 3)
+
 
 class Lend:
     """The transfer kind lend."""
@@ -277,6 +327,17 @@ class Lend:
                 check_text("lend.do", "member", member),
                 check_amount("lend.do", "qty", qty),
                 check_amount("lend.do", "extra", extra),
+            ],
+        )
+
+    def entries(self, *, loan: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("lend.entries", _unknown)
+        return self._backend.entries(
+            "lend.entries",
+            4,
+            [
+                check_text("lend.entries", "loan", loan),
             ],
         )
 
@@ -380,6 +441,22 @@ class Park:
             ],
         )
 
+    def entries(self, *, ticket: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("park.entries", _unknown)
+        return self._backend.entries(
+            "park.entries",
+            5,
+            [
+                check_text("park.entries", "ticket", ticket),
+            ],
+        )
+
+    def open_holds(self, **_unknown: Never) -> list[OpenHold]:
+        """The holds of this kind still open, the oldest first."""
+        check_keywords("park.open_holds", _unknown)
+        return self._backend.open_holds("park.open_holds", None, None, 5)
+
 
 class ClearBin:
     """The transfer kind clear_bin."""
@@ -410,6 +487,17 @@ class ClearBin:
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
                 check_amount("clear_bin.do", "qty", qty),
+            ],
+        )
+
+    def entries(self, *, ticket: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("clear_bin.entries", _unknown)
+        return self._backend.entries(
+            "clear_bin.entries",
+            6,
+            [
+                check_text("clear_bin.entries", "ticket", ticket),
             ],
         )
 
@@ -477,6 +565,231 @@ class Balances:
         )
 
 
+class Statements:
+    """Reads accounts' statements: their entries, a page at a time, as a StatementQuery says (None: the oldest first, a page of DEFAULT_PAGE)."""
+
+    def __init__(self, backend: TigerBeetleBook) -> None:
+        self._backend = backend
+
+    def shelf(self, _query: StatementQuery | None = None, /, *, sku: str, **_unknown: Never) -> Statement:
+        """The account shelf."""
+        check_keywords("statement.shelf", _unknown)
+        return self._backend.statement(
+            "statement.shelf",
+            0,
+            [
+                check_text("statement.shelf", "sku", sku),
+            ],
+            _query,
+        )
+
+    def spare(self, _query: StatementQuery | None = None, /, **_unknown: Never) -> Statement:
+        """The account spare."""
+        check_keywords("statement.spare", _unknown)
+        return self._backend.statement(
+            "statement.spare",
+            1,
+            [],
+            _query,
+        )
+
+    def safety(self, _query: StatementQuery | None = None, /, *, sku: str, **_unknown: Never) -> Statement:
+        """The account safety."""
+        check_keywords("statement.safety", _unknown)
+        return self._backend.statement(
+            "statement.safety",
+            2,
+            [
+                check_text("statement.safety", "sku", sku),
+            ],
+            _query,
+        )
+
+    def credit(self, _query: StatementQuery | None = None, /, *, member: str, **_unknown: Never) -> Statement:
+        """The account credit."""
+        check_keywords("statement.credit", _unknown)
+        return self._backend.statement(
+            "statement.credit",
+            3,
+            [
+                check_text("statement.credit", "member", member),
+            ],
+            _query,
+        )
+
+    def bin(self, _query: StatementQuery | None = None, /, *, sku: str, **_unknown: Never) -> Statement:
+        """The account bin."""
+        check_keywords("statement.bin", _unknown)
+        return self._backend.statement(
+            "statement.bin",
+            4,
+            [
+                check_text("statement.bin", "sku", sku),
+            ],
+            _query,
+        )
+
+    def world(self, _query: StatementQuery | None = None, /, **_unknown: Never) -> Statement:
+        """The account world."""
+        check_keywords("statement.world", _unknown)
+        return self._backend.statement(
+            "statement.world",
+            5,
+            [],
+            _query,
+        )
+
+
+class BalancesAt:
+    """Reads what accounts held at a time, an aware datetime."""
+
+    def __init__(self, backend: TigerBeetleBook) -> None:
+        self._backend = backend
+
+    def shelf(self, _at: datetime, /, *, sku: str, **_unknown: Never) -> Balance:
+        """The account shelf."""
+        check_keywords("balance_at.shelf", _unknown)
+        return self._backend.balance_at(
+            "balance_at.shelf",
+            0,
+            [
+                check_text("balance_at.shelf", "sku", sku),
+            ],
+            _at,
+        )
+
+    def spare(self, _at: datetime, /, **_unknown: Never) -> Balance:
+        """The account spare."""
+        check_keywords("balance_at.spare", _unknown)
+        return self._backend.balance_at(
+            "balance_at.spare",
+            1,
+            [],
+            _at,
+        )
+
+    def safety(self, _at: datetime, /, *, sku: str, **_unknown: Never) -> Balance:
+        """The account safety."""
+        check_keywords("balance_at.safety", _unknown)
+        return self._backend.balance_at(
+            "balance_at.safety",
+            2,
+            [
+                check_text("balance_at.safety", "sku", sku),
+            ],
+            _at,
+        )
+
+    def credit(self, _at: datetime, /, *, member: str, **_unknown: Never) -> Balance:
+        """The account credit."""
+        check_keywords("balance_at.credit", _unknown)
+        return self._backend.balance_at(
+            "balance_at.credit",
+            3,
+            [
+                check_text("balance_at.credit", "member", member),
+            ],
+            _at,
+        )
+
+    def bin(self, _at: datetime, /, *, sku: str, **_unknown: Never) -> Balance:
+        """The account bin."""
+        check_keywords("balance_at.bin", _unknown)
+        return self._backend.balance_at(
+            "balance_at.bin",
+            4,
+            [
+                check_text("balance_at.bin", "sku", sku),
+            ],
+            _at,
+        )
+
+    def world(self, _at: datetime, /, **_unknown: Never) -> Balance:
+        """The account world."""
+        check_keywords("balance_at.world", _unknown)
+        return self._backend.balance_at(
+            "balance_at.world",
+            5,
+            [],
+            _at,
+        )
+
+
+class OpenHolds:
+    """Reads the holds still open that take from or put into an account, the oldest first."""
+
+    def __init__(self, backend: TigerBeetleBook) -> None:
+        self._backend = backend
+
+    def shelf(self, *, sku: str, **_unknown: Never) -> list[OpenHold]:
+        """The account shelf."""
+        check_keywords("open_holds.shelf", _unknown)
+        return self._backend.open_holds(
+            "open_holds.shelf",
+            0,
+            [
+                check_text("open_holds.shelf", "sku", sku),
+            ],
+            None,
+        )
+
+    def spare(self, **_unknown: Never) -> list[OpenHold]:
+        """The account spare."""
+        check_keywords("open_holds.spare", _unknown)
+        return self._backend.open_holds(
+            "open_holds.spare",
+            1,
+            [],
+            None,
+        )
+
+    def safety(self, *, sku: str, **_unknown: Never) -> list[OpenHold]:
+        """The account safety."""
+        check_keywords("open_holds.safety", _unknown)
+        return self._backend.open_holds(
+            "open_holds.safety",
+            2,
+            [
+                check_text("open_holds.safety", "sku", sku),
+            ],
+            None,
+        )
+
+    def credit(self, *, member: str, **_unknown: Never) -> list[OpenHold]:
+        """The account credit."""
+        check_keywords("open_holds.credit", _unknown)
+        return self._backend.open_holds(
+            "open_holds.credit",
+            3,
+            [
+                check_text("open_holds.credit", "member", member),
+            ],
+            None,
+        )
+
+    def bin(self, *, sku: str, **_unknown: Never) -> list[OpenHold]:
+        """The account bin."""
+        check_keywords("open_holds.bin", _unknown)
+        return self._backend.open_holds(
+            "open_holds.bin",
+            4,
+            [
+                check_text("open_holds.bin", "sku", sku),
+            ],
+            None,
+        )
+
+    def world(self, **_unknown: Never) -> list[OpenHold]:
+        """The account world."""
+        check_keywords("open_holds.world", _unknown)
+        return self._backend.open_holds(
+            "open_holds.world",
+            5,
+            [],
+            None,
+        )
+
+
 class Book:
     """The book retry_after_refusal."""
 
@@ -490,6 +803,12 @@ class Book:
         self.clear_bin = ClearBin(backend)
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
+        self.statement = Statements(backend)
+        """Reads accounts' statements."""
+        self.balance_at = BalancesAt(backend)
+        """Reads what accounts held at a time."""
+        self.open_holds = OpenHolds(backend)
+        """Reads the holds still open, by account."""
         self._backend = backend
 
     def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
@@ -536,6 +855,17 @@ class AsyncStock:
             ],
         )
 
+    async def entries(self, *, delivery: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("stock.entries", _unknown)
+        return await self._backend.entries(
+            "stock.entries",
+            0,
+            [
+                check_text("stock.entries", "delivery", delivery),
+            ],
+        )
+
 
 class AsyncRestockSpare:
     """The transfer kind restock_spare."""
@@ -564,6 +894,17 @@ class AsyncRestockSpare:
             lambda: [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
+            ],
+        )
+
+    async def entries(self, *, delivery: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("restock_spare.entries", _unknown)
+        return await self._backend.entries(
+            "restock_spare.entries",
+            1,
+            [
+                check_text("restock_spare.entries", "delivery", delivery),
             ],
         )
 
@@ -599,6 +940,17 @@ class AsyncShip:
                 check_text("ship.do", "sku", sku),
                 check_amount("ship.do", "qty", qty),
                 check_amount("ship.do", "extra", extra),
+            ],
+        )
+
+    async def entries(self, *, order: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("ship.entries", _unknown)
+        return await self._backend.entries(
+            "ship.entries",
+            2,
+            [
+                check_text("ship.entries", "order", order),
             ],
         )
 
@@ -702,6 +1054,22 @@ class AsyncReserve:
             ],
         )
 
+    async def entries(self, *, order: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("reserve.entries", _unknown)
+        return await self._backend.entries(
+            "reserve.entries",
+            3,
+            [
+                check_text("reserve.entries", "order", order),
+            ],
+        )
+
+    async def open_holds(self, **_unknown: Never) -> list[OpenHold]:
+        """The holds of this kind still open, the oldest first."""
+        check_keywords("reserve.open_holds", _unknown)
+        return await self._backend.open_holds("reserve.open_holds", None, None, 3)
+
 
 class AsyncLend:
     """The transfer kind lend."""
@@ -734,6 +1102,17 @@ class AsyncLend:
                 check_text("lend.do", "member", member),
                 check_amount("lend.do", "qty", qty),
                 check_amount("lend.do", "extra", extra),
+            ],
+        )
+
+    async def entries(self, *, loan: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("lend.entries", _unknown)
+        return await self._backend.entries(
+            "lend.entries",
+            4,
+            [
+                check_text("lend.entries", "loan", loan),
             ],
         )
 
@@ -837,6 +1216,22 @@ class AsyncPark:
             ],
         )
 
+    async def entries(self, *, ticket: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("park.entries", _unknown)
+        return await self._backend.entries(
+            "park.entries",
+            5,
+            [
+                check_text("park.entries", "ticket", ticket),
+            ],
+        )
+
+    async def open_holds(self, **_unknown: Never) -> list[OpenHold]:
+        """The holds of this kind still open, the oldest first."""
+        check_keywords("park.open_holds", _unknown)
+        return await self._backend.open_holds("park.open_holds", None, None, 5)
+
 
 class AsyncClearBin:
     """The transfer kind clear_bin."""
@@ -867,6 +1262,17 @@ class AsyncClearBin:
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
                 check_amount("clear_bin.do", "qty", qty),
+            ],
+        )
+
+    async def entries(self, *, ticket: str, **_unknown: Never) -> list[Entry]:
+        """The entries of the calls of one key, oldest first: each side of each move of each call that took effect."""
+        check_keywords("clear_bin.entries", _unknown)
+        return await self._backend.entries(
+            "clear_bin.entries",
+            6,
+            [
+                check_text("clear_bin.entries", "ticket", ticket),
             ],
         )
 
@@ -934,6 +1340,231 @@ class AsyncBalances:
         )
 
 
+class AsyncStatements:
+    """Reads accounts' statements: their entries, a page at a time, as a StatementQuery says (None: the oldest first, a page of DEFAULT_PAGE)."""
+
+    def __init__(self, backend: AsyncTigerBeetleBook) -> None:
+        self._backend = backend
+
+    async def shelf(self, _query: StatementQuery | None = None, /, *, sku: str, **_unknown: Never) -> Statement:
+        """The account shelf."""
+        check_keywords("statement.shelf", _unknown)
+        return await self._backend.statement(
+            "statement.shelf",
+            0,
+            [
+                check_text("statement.shelf", "sku", sku),
+            ],
+            _query,
+        )
+
+    async def spare(self, _query: StatementQuery | None = None, /, **_unknown: Never) -> Statement:
+        """The account spare."""
+        check_keywords("statement.spare", _unknown)
+        return await self._backend.statement(
+            "statement.spare",
+            1,
+            [],
+            _query,
+        )
+
+    async def safety(self, _query: StatementQuery | None = None, /, *, sku: str, **_unknown: Never) -> Statement:
+        """The account safety."""
+        check_keywords("statement.safety", _unknown)
+        return await self._backend.statement(
+            "statement.safety",
+            2,
+            [
+                check_text("statement.safety", "sku", sku),
+            ],
+            _query,
+        )
+
+    async def credit(self, _query: StatementQuery | None = None, /, *, member: str, **_unknown: Never) -> Statement:
+        """The account credit."""
+        check_keywords("statement.credit", _unknown)
+        return await self._backend.statement(
+            "statement.credit",
+            3,
+            [
+                check_text("statement.credit", "member", member),
+            ],
+            _query,
+        )
+
+    async def bin(self, _query: StatementQuery | None = None, /, *, sku: str, **_unknown: Never) -> Statement:
+        """The account bin."""
+        check_keywords("statement.bin", _unknown)
+        return await self._backend.statement(
+            "statement.bin",
+            4,
+            [
+                check_text("statement.bin", "sku", sku),
+            ],
+            _query,
+        )
+
+    async def world(self, _query: StatementQuery | None = None, /, **_unknown: Never) -> Statement:
+        """The account world."""
+        check_keywords("statement.world", _unknown)
+        return await self._backend.statement(
+            "statement.world",
+            5,
+            [],
+            _query,
+        )
+
+
+class AsyncBalancesAt:
+    """Reads what accounts held at a time, an aware datetime."""
+
+    def __init__(self, backend: AsyncTigerBeetleBook) -> None:
+        self._backend = backend
+
+    async def shelf(self, _at: datetime, /, *, sku: str, **_unknown: Never) -> Balance:
+        """The account shelf."""
+        check_keywords("balance_at.shelf", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.shelf",
+            0,
+            [
+                check_text("balance_at.shelf", "sku", sku),
+            ],
+            _at,
+        )
+
+    async def spare(self, _at: datetime, /, **_unknown: Never) -> Balance:
+        """The account spare."""
+        check_keywords("balance_at.spare", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.spare",
+            1,
+            [],
+            _at,
+        )
+
+    async def safety(self, _at: datetime, /, *, sku: str, **_unknown: Never) -> Balance:
+        """The account safety."""
+        check_keywords("balance_at.safety", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.safety",
+            2,
+            [
+                check_text("balance_at.safety", "sku", sku),
+            ],
+            _at,
+        )
+
+    async def credit(self, _at: datetime, /, *, member: str, **_unknown: Never) -> Balance:
+        """The account credit."""
+        check_keywords("balance_at.credit", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.credit",
+            3,
+            [
+                check_text("balance_at.credit", "member", member),
+            ],
+            _at,
+        )
+
+    async def bin(self, _at: datetime, /, *, sku: str, **_unknown: Never) -> Balance:
+        """The account bin."""
+        check_keywords("balance_at.bin", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.bin",
+            4,
+            [
+                check_text("balance_at.bin", "sku", sku),
+            ],
+            _at,
+        )
+
+    async def world(self, _at: datetime, /, **_unknown: Never) -> Balance:
+        """The account world."""
+        check_keywords("balance_at.world", _unknown)
+        return await self._backend.balance_at(
+            "balance_at.world",
+            5,
+            [],
+            _at,
+        )
+
+
+class AsyncOpenHolds:
+    """Reads the holds still open that take from or put into an account, the oldest first."""
+
+    def __init__(self, backend: AsyncTigerBeetleBook) -> None:
+        self._backend = backend
+
+    async def shelf(self, *, sku: str, **_unknown: Never) -> list[OpenHold]:
+        """The account shelf."""
+        check_keywords("open_holds.shelf", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.shelf",
+            0,
+            [
+                check_text("open_holds.shelf", "sku", sku),
+            ],
+            None,
+        )
+
+    async def spare(self, **_unknown: Never) -> list[OpenHold]:
+        """The account spare."""
+        check_keywords("open_holds.spare", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.spare",
+            1,
+            [],
+            None,
+        )
+
+    async def safety(self, *, sku: str, **_unknown: Never) -> list[OpenHold]:
+        """The account safety."""
+        check_keywords("open_holds.safety", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.safety",
+            2,
+            [
+                check_text("open_holds.safety", "sku", sku),
+            ],
+            None,
+        )
+
+    async def credit(self, *, member: str, **_unknown: Never) -> list[OpenHold]:
+        """The account credit."""
+        check_keywords("open_holds.credit", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.credit",
+            3,
+            [
+                check_text("open_holds.credit", "member", member),
+            ],
+            None,
+        )
+
+    async def bin(self, *, sku: str, **_unknown: Never) -> list[OpenHold]:
+        """The account bin."""
+        check_keywords("open_holds.bin", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.bin",
+            4,
+            [
+                check_text("open_holds.bin", "sku", sku),
+            ],
+            None,
+        )
+
+    async def world(self, **_unknown: Never) -> list[OpenHold]:
+        """The account world."""
+        check_keywords("open_holds.world", _unknown)
+        return await self._backend.open_holds(
+            "open_holds.world",
+            5,
+            [],
+            None,
+        )
+
+
 class AsyncBook:
     """The book retry_after_refusal. Every method is awaited."""
 
@@ -947,6 +1578,12 @@ class AsyncBook:
         self.clear_bin = AsyncClearBin(backend)
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
+        self.statement = AsyncStatements(backend)
+        """Reads accounts' statements."""
+        self.balance_at = AsyncBalancesAt(backend)
+        """Reads what accounts held at a time."""
+        self.open_holds = AsyncOpenHolds(backend)
+        """Reads the holds still open, by account."""
         self._backend = backend
 
     async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
@@ -1100,6 +1737,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
+    "CHOBO_UNSUPPORTED",  # a read this client does not have on its backend yet
 ]
 
 
@@ -1134,6 +1772,105 @@ class Balance:
     posted: int
     held_in: int
     held_out: int
+
+
+EntryOp: TypeAlias = Literal["do", "hold", "post", "void", "expire"]
+"""What wrote an entry: an operation of the book, or expire for a hold given
+back at its deadline, which no caller asks for."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One change of one account by one call: a move of a call gives two,
+    the side it leaves (out) and the side it reaches. Amounts are in the
+    smallest step of the account's unit."""
+
+    transfer: str
+    op: EntryOp
+    key: tuple[str, ...] | None
+    """The call's key, in key order; None where the backend keeps no key."""
+    args: Mapping[str, str] | None = field(hash=False)
+    """What the call was given, by the book's parameter names, amounts as
+    decimal text: every argument of a do or a hold, the key and the amounts
+    of a post in part, the key alone for a post in full, a void or an
+    expiry, read-only. None where the backend keeps no arguments. Left out
+    of the entry's hash, as a mapping has none."""
+    id: str
+    """The id of the entry's transfer where the backend has one (32 hex
+    digits on TigerBeetle); empty on PostgreSQL."""
+    move: int
+    """The move of the transfer kind, from 1 as the book writes them."""
+    out: bool
+    account: str
+    account_args: tuple[str, ...]
+    posted: int
+    held_in: int
+    held_out: int
+    after: Balance | None
+    """What the account held right after the entry; None for an account
+    without bounds on PostgreSQL, whose balance no single entry leaves."""
+    at: datetime
+    """When the entry was written, in UTC."""
+    cursor: str
+    """Where a statement read after this entry starts (StatementQuery.after);
+    it means something only to the ledger that gave it, for this account."""
+
+
+DEFAULT_PAGE = 100
+"""The entries a statement's page holds when its query gives no limit."""
+MAX_PAGE = 1000
+"""The most entries a statement's page may hold."""
+
+
+@dataclass(frozen=True)
+class StatementQuery:
+    """Which of an account's entries a statement reads: oldest first unless
+    newest, those written at from_ or later and before to (None: open),
+    of the transfer kinds named (none: all), limit at most (0: DEFAULT_PAGE),
+    starting past the cursor after ("": from the start)."""
+
+    newest: bool = False
+    from_: datetime | None = None
+    to: datetime | None = None
+    transfers: tuple[str, ...] = ()
+    limit: int = 0
+    after: str = ""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One page of an account's entries. next is the cursor to read on from:
+    the last entry's, or the query's after when the page is empty; more says
+    entries the query keeps were left past the page."""
+
+    entries: tuple[Entry, ...]
+    next: str
+    more: bool
+
+
+@dataclass(frozen=True)
+class HoldMove:
+    """What one move of a hold holds, from one account to another."""
+
+    move: int
+    from_: str
+    to: str
+    from_args: tuple[str, ...]
+    to_args: tuple[str, ...]
+    amount: int
+
+
+@dataclass(frozen=True)
+class OpenHold:
+    """A hold still held: not posted, voided or past its deadline. deadline
+    is None for a kind whose holds never expire."""
+
+    transfer: str
+    key: tuple[str, ...] | None
+    id: str
+    moves: tuple[HoldMove, ...]
+    created: datetime
+    deadline: datetime | None
 
 
 class ChoboError(Exception):
@@ -1278,6 +2015,75 @@ def parse_hold_state(s: object) -> HoldState | None:
     if s == "expired":
         return "expired"
     raise ChoboError("CHOBO_UNEXPECTED", f"unknown hold state {describe(s)}")
+
+
+def check_query(where: str, q: object) -> StatementQuery:
+    """q when it is a StatementQuery whose fields are each of their type, the
+    default query for None; anything else raises before anything is sent."""
+    if q is None:
+        return StatementQuery()
+    if not isinstance(q, StatementQuery):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the query must be a StatementQuery, got {describe(q)}")
+    if not isinstance(q.newest, bool):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: newest must be a bool, got {describe(q.newest)}")
+    for name, t in (("from_", q.from_), ("to", q.to)):
+        if t is not None:
+            check_time(where, name, t)
+    if isinstance(q.transfers, str) or not isinstance(q.transfers, Sequence):
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"{where}: transfers must be a tuple of transfer kinds, got {describe(q.transfers)}"
+        )
+    for kind in q.transfers:
+        check_text(where, "a transfer kind", kind)
+    page_limit(where, q.limit)
+    if not isinstance(q.after, str):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: after must be a cursor (a string), got {describe(q.after)}")
+    return q
+
+
+def page_limit(where: str, limit: object) -> int:
+    """The number of entries a statement asks for: DEFAULT_PAGE for 0, limit
+    from 1 to MAX_PAGE; anything else raises before anything is sent."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the limit must be an int, got {describe(limit)}")
+    if limit == 0:
+        return DEFAULT_PAGE
+    if limit < 0 or limit > MAX_PAGE:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT",
+            f"{where}: a statement's limit is {limit}; it is from 1 to {MAX_PAGE}, or 0 for {DEFAULT_PAGE}",
+        )
+    return limit
+
+
+def check_time(where: str, name: str, v: object) -> datetime:
+    """v in UTC when it is an aware datetime. A naive one names no instant (its
+    zone is the reader's guess), so it is refused rather than read as local
+    time or as UTC."""
+    if not isinstance(v, datetime):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: {name} must be a datetime, got {describe(v)}")
+    if v.tzinfo is None or v.utcoffset() is None:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"{where}: {name} is a naive datetime; give one with its time zone (e.g. timezone.utc)"
+        )
+    return v.astimezone(timezone.utc)
+
+
+_DECIMAL_CURSOR = re.compile(r"[0-9]{1,19}")
+
+
+def check_decimal_cursor(where: str, cursor: str) -> int | None:
+    """A cursor of a backend whose cursors are an entry's number as decimal
+    text (PostgreSQL): that number, None for "" (the start); any other text
+    did not come from that backend, and raises before anything is sent."""
+    if cursor == "":
+        return None
+    if _DECIMAL_CURSOR.fullmatch(cursor) and int(cursor) <= AMOUNT_MAX:
+        return int(cursor)
+    raise ChoboError(
+        "CHOBO_BAD_ARGUMENT",
+        f"{where}: the cursor {cursor!r} is not one this ledger gives; pass the cursor or next of an earlier read",
+    )
 
 
 # ---- chobo's Python runtime: ids.py, as the runtime's source has it
@@ -2675,6 +3481,18 @@ def _tb_forget(task: asyncio.Task[Any]) -> None:
         task.exception()  # read, so that asyncio does not log it as never retrieved
 
 
+def _tb_no_history(where: str) -> NoReturn:
+    """What every history read of a TigerBeetle book raises for now: the
+    reads are in the client's surface, so that a program written against a
+    PostgreSQL book type-checks against this one, but this client does not
+    read TigerBeetle's records yet."""
+    raise ChoboError(
+        "CHOBO_UNSUPPORTED",
+        f"{where}: reading the history is not in the Python TigerBeetle client yet; "
+        "the PostgreSQL client and the Go TigerBeetle client have it",
+    )
+
+
 class TigerBeetleBook(_TbFlows):
     """Sends the calls of one book, for one tenant, through the official
     client's ClientSync. It remembers the accounts and openings it has
@@ -2760,6 +3578,22 @@ class TigerBeetleBook(_TbFlows):
         """Sends many calls in as few requests as they fit and answers each,
         in order, as it would be answered alone (see _bulk_flow)."""
         return self._run(self._bulk_flow(calls))
+
+    def statement(self, where: str, account: int, values: Sequence[object], query: object) -> Statement:
+        """A page of an account's statement: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    def entries(self, where: str, kind: int, key: Sequence[object]) -> list[Entry]:
+        """The entries of one key's calls: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    def open_holds(self, where: str, account: int | None, values: Sequence[object] | None, kind: int | None) -> list[OpenHold]:
+        """The holds still open: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    def balance_at(self, where: str, account: int, values: Sequence[object], at: object) -> Balance:
+        """What an account held at a time: not read on TigerBeetle yet."""
+        _tb_no_history(where)
 
 
 class AsyncTigerBeetleBook(_TbFlows):
@@ -2848,4 +3682,20 @@ class AsyncTigerBeetleBook(_TbFlows):
         """Reads an account of the kind, named by its arguments; one never
         written to holds nothing."""
         return await self._run(self._balance_flow(account, args))
+
+    async def statement(self, where: str, account: int, values: Sequence[object], query: object) -> Statement:
+        """A page of an account's statement: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    async def entries(self, where: str, kind: int, key: Sequence[object]) -> list[Entry]:
+        """The entries of one key's calls: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    async def open_holds(self, where: str, account: int | None, values: Sequence[object] | None, kind: int | None) -> list[OpenHold]:
+        """The holds still open: not read on TigerBeetle yet."""
+        _tb_no_history(where)
+
+    async def balance_at(self, where: str, account: int, values: Sequence[object], at: object) -> Balance:
+        """What an account held at a time: not read on TigerBeetle yet."""
+        _tb_no_history(where)
 
