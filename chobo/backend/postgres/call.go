@@ -54,7 +54,7 @@ func ExpireSQL(b *book.Book) string {
 }
 
 // HistorySQL are the statements a client reads a ledger's history with,
-// one per read; docs/history.md gives their arguments and rows.
+// one per read; docs/targets.md gives the functions' arguments and rows.
 type HistorySQL struct {
 	// Statement: $1 tenant, $2 account kind, $3 its values, $4 from and
 	// $5 to (null: open), $6 transfer kinds (null: all), $7 newest first,

@@ -1,9 +1,9 @@
 // Package postgres writes a book as PostgreSQL: one schema per book, the
-// tables that hold balances and used keys (with each call's entries and
-// holds, also seen through the views holds and entries), the history
-// (account_entries, each account's entries in its own order), one
-// function per transfer and operation, and the functions that read the
-// history. Every bound is kept inside one function call: the rows are
+// tables that hold balances and used keys (with each hold on the key row
+// of its hold call, also seen through the view holds), the history
+// (account_entries, the one store of entries, each account's in its own
+// order, also seen through the view entries), one function per transfer
+// and operation, and the functions that read the history. Every bound is kept inside one function call: the rows are
 // locked in id order, every move is checked on the locked values in the
 // order written, and nothing is written unless all of them pass.
 //

@@ -863,8 +863,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_枚数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "いつも拒否".keys k set result = 'refused', reason = '引換券なし', state = null
      where k.tenant = p_tenant and k.kind = '引き換え' and k.op = 'do' and k.key = v_key;
     return row('refused', '引換券なし')::"いつも拒否".result;

@@ -865,8 +865,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_high', state = null
      where k.tenant = p_tenant and k.kind = 'fill' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_high')::"chain_too_long".result;
@@ -1019,15 +1019,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1038,15 +1038,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1057,15 +1057,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1076,15 +1076,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1095,15 +1095,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1114,15 +1114,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1133,15 +1133,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1152,15 +1152,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1171,15 +1171,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1190,15 +1190,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1209,15 +1209,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1228,15 +1228,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1247,15 +1247,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1266,15 +1266,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1285,15 +1285,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1304,15 +1304,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1323,15 +1323,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1342,15 +1342,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1361,15 +1361,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1380,15 +1380,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1399,15 +1399,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1418,15 +1418,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1437,15 +1437,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1456,15 +1456,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1475,15 +1475,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1494,15 +1494,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1513,15 +1513,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1532,15 +1532,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1551,15 +1551,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1570,15 +1570,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1589,15 +1589,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1608,15 +1608,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1627,15 +1627,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1646,15 +1646,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1665,15 +1665,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1684,15 +1684,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1703,15 +1703,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1722,15 +1722,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1741,15 +1741,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1760,15 +1760,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1779,15 +1779,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1798,15 +1798,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;
@@ -1817,15 +1817,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 1 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'too_low', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'too_low')::"chain_too_long".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 500 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "chain_too_long".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'spread' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"chain_too_long".result;

@@ -884,8 +884,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_amount" > 200000 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "travel_desk".keys k set result = 'refused', reason = 'card_full', state = null
      where k.tenant = p_tenant and k.kind = 'top_up' and k.op = 'do' and k.key = v_key;
     return row('refused', 'card_full')::"travel_desk".result;
@@ -1082,8 +1082,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_capacity" > 40 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "travel_desk".keys k set result = 'refused', reason = 'over_capacity', state = null
      where k.tenant = p_tenant and k.kind = 'open_tour_day' and k.op = 'do' and k.key = v_key;
     return row('refused', 'over_capacity')::"travel_desk".result;
@@ -1258,8 +1258,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - 1::bigint < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "travel_desk".keys k set result = 'refused', reason = 'sold_out', state = null
      where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'sold_out')::"travel_desk".result;
@@ -1273,8 +1273,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_price" < -5000 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "travel_desk".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "travel_desk".keys k set result = 'refused', reason = 'overdrawn', state = null
      where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'overdrawn')::"travel_desk".result;
@@ -1287,8 +1287,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - 150::bigint < -5000 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "travel_desk".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "travel_desk".keys k set result = 'refused', reason = 'overdrawn', state = null
      where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'overdrawn')::"travel_desk".result;
@@ -1819,8 +1819,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_count" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "travel_desk".keys k set result = 'refused', reason = 'sold_out', state = null
      where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'sold_out')::"travel_desk".result;
@@ -2333,8 +2333,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_amount" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "travel_desk".keys k set result = 'refused', reason = 'income_short', state = null
      where k.tenant = p_tenant and k.kind = 'pay_operator' and k.op = 'do' and k.key = v_key;
     return row('refused', 'income_short')::"travel_desk".result;

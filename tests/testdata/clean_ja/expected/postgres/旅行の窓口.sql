@@ -884,8 +884,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_額" > 200000 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "旅行の窓口".keys k set result = 'refused', reason = 'カード上限', state = null
      where k.tenant = p_tenant and k.kind = 'チャージ' and k.op = 'do' and k.key = v_key;
     return row('refused', 'カード上限')::"旅行の窓口".result;
@@ -1082,8 +1082,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_定員" > 40 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "旅行の窓口".keys k set result = 'refused', reason = '定員超え', state = null
      where k.tenant = p_tenant and k.kind = '催行日の設定' and k.op = 'do' and k.key = v_key;
     return row('refused', '定員超え')::"旅行の窓口".result;
@@ -1258,8 +1258,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - 1::bigint < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "旅行の窓口".keys k set result = 'refused', reason = '満席', state = null
      where k.tenant = p_tenant and k.kind = '座席予約' and k.op = 'hold' and k.key = v_key;
     return row('refused', '満席')::"旅行の窓口".result;
@@ -1273,8 +1273,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_代金" < -5000 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "旅行の窓口".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "旅行の窓口".keys k set result = 'refused', reason = '借り越し超過', state = null
      where k.tenant = p_tenant and k.kind = '座席予約' and k.op = 'hold' and k.key = v_key;
     return row('refused', '借り越し超過')::"旅行の窓口".result;
@@ -1287,8 +1287,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - 150::bigint < -5000 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "旅行の窓口".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "旅行の窓口".keys k set result = 'refused', reason = '借り越し超過', state = null
      where k.tenant = p_tenant and k.kind = '座席予約' and k.op = 'hold' and k.key = v_key;
     return row('refused', '借り越し超過')::"旅行の窓口".result;
@@ -1819,8 +1819,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_席数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "旅行の窓口".keys k set result = 'refused', reason = '満席', state = null
      where k.tenant = p_tenant and k.kind = '団体の仮押さえ' and k.op = 'hold' and k.key = v_key;
     return row('refused', '満席')::"旅行の窓口".result;
@@ -2333,8 +2333,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_額" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "旅行の窓口".keys k set result = 'refused', reason = '売上不足', state = null
      where k.tenant = p_tenant and k.kind = '催行会社への支払' and k.op = 'do' and k.key = v_key;
     return row('refused', '売上不足')::"旅行の窓口".result;

@@ -871,8 +871,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_数" > 3 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "宅配ロッカー".keys k set result = 'refused', reason = '満杯', state = null
      where k.tenant = p_tenant and k.kind = '預け入れ' and k.op = 'do' and k.key = v_key;
     return row('refused', '満杯')::"宅配ロッカー".result;
@@ -1072,8 +1072,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "宅配ロッカー".keys k set result = 'refused', reason = '空', state = null
      where k.tenant = p_tenant and k.kind = '受け取り' and k.op = 'hold' and k.key = v_key;
     return row('refused', '空')::"宅配ロッカー".result;

@@ -874,8 +874,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_amount" < -500000 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "credit".keys k set result = 'refused', reason = 'over_credit_limit', state = null
      where k.tenant = p_tenant and k.kind = 'authorize' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'over_credit_limit')::"credit".result;
@@ -1368,8 +1368,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_amount" > 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "credit".keys k set result = 'refused', reason = 'overpaid', state = null
      where k.tenant = p_tenant and k.kind = 'repay' and k.op = 'do' and k.key = v_key;
     return row('refused', 'overpaid')::"credit".result;

@@ -1033,8 +1033,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_price" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "card".keys k set result = 'refused', reason = 'insufficient_funds', state = null
      where k.tenant = p_tenant and k.kind = 'payment' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'insufficient_funds')::"card".result;
@@ -1048,8 +1048,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_fee" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "card".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "card".keys k set result = 'refused', reason = 'insufficient_funds', state = null
      where k.tenant = p_tenant and k.kind = 'payment' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'insufficient_funds')::"card".result;

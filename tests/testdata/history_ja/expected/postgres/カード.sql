@@ -1033,8 +1033,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_代金" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "カード".keys k set result = 'refused', reason = '残高不足', state = null
      where k.tenant = p_tenant and k.kind = '支払' and k.op = 'hold' and k.key = v_key;
     return row('refused', '残高不足')::"カード".result;
@@ -1048,8 +1048,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_手数料額" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "カード".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "カード".keys k set result = 'refused', reason = '残高不足', state = null
      where k.tenant = p_tenant and k.kind = '支払' and k.op = 'hold' and k.key = v_key;
     return row('refused', '残高不足')::"カード".result;

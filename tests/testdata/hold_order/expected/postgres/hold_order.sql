@@ -838,8 +838,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_price" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "hold_order".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "hold_order".keys k set result = 'refused', reason = 'held_short', state = null
      where k.tenant = p_tenant and k.kind = 'settle' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'held_short')::"hold_order".result;

@@ -1066,8 +1066,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "inventory".keys k set result = 'refused', reason = 'out_of_stock', state = null
      where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'out_of_stock')::"inventory".result;

@@ -863,8 +863,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_amount" > 100000 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "only_fills".keys k set result = 'refused', reason = 'tip_jar_full', state = null
      where k.tenant = p_tenant and k.kind = 'tip' and k.op = 'do' and k.key = v_key;
     return row('refused', 'tip_jar_full')::"only_fills".result;

@@ -881,8 +881,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_点数" > 50000 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ポイント".keys k set result = 'refused', reason = '上限超え', state = null
      where k.tenant = p_tenant and k.kind = '付与' and k.op = 'hold' and k.key = v_key;
     return row('refused', '上限超え')::"ポイント".result;
@@ -1378,8 +1378,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_点数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ポイント".keys k set result = 'refused', reason = 'ポイント不足', state = null
      where k.tenant = p_tenant and k.kind = '利用' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'ポイント不足')::"ポイント".result;
@@ -1872,8 +1872,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_点数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ポイント".keys k set result = 'refused', reason = 'ポイント不足', state = null
      where k.tenant = p_tenant and k.kind = '失効' and k.op = 'do' and k.key = v_key;
     return row('refused', 'ポイント不足')::"ポイント".result;

@@ -1199,8 +1199,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "retry_after_refusal".keys k set result = 'refused', reason = 'shelf_empty', state = null
      where k.tenant = p_tenant and k.kind = 'ship' and k.op = 'do' and k.key = v_key;
     return row('refused', 'shelf_empty')::"retry_after_refusal".result;
@@ -1214,8 +1214,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_extra" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "retry_after_refusal".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "retry_after_refusal".keys k set result = 'refused', reason = 'no_spare', state = null
      where k.tenant = p_tenant and k.kind = 'ship' and k.op = 'do' and k.key = v_key;
     return row('refused', 'no_spare')::"retry_after_refusal".result;
@@ -1384,8 +1384,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 2 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "retry_after_refusal".keys k set result = 'refused', reason = 'below_safety', state = null
      where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'below_safety')::"retry_after_refusal".result;
@@ -1399,8 +1399,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_extra" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "retry_after_refusal".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "retry_after_refusal".keys k set result = 'refused', reason = 'no_spare', state = null
      where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'no_spare')::"retry_after_refusal".result;
@@ -1861,8 +1861,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < -3 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "retry_after_refusal".keys k set result = 'refused', reason = 'over_limit', state = null
      where k.tenant = p_tenant and k.kind = 'lend' and k.op = 'do' and k.key = v_key;
     return row('refused', 'over_limit')::"retry_after_refusal".result;
@@ -1876,8 +1876,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_extra" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "retry_after_refusal".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "retry_after_refusal".keys k set result = 'refused', reason = 'no_spare', state = null
      where k.tenant = p_tenant and k.kind = 'lend' and k.op = 'do' and k.key = v_key;
     return row('refused', 'no_spare')::"retry_after_refusal".result;
@@ -2048,8 +2048,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 5 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "retry_after_refusal".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'park' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'bin_full')::"retry_after_refusal".result;
@@ -2063,8 +2063,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_extra" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "retry_after_refusal".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "retry_after_refusal".keys k set result = 'refused', reason = 'no_spare', state = null
      where k.tenant = p_tenant and k.kind = 'park' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'no_spare')::"retry_after_refusal".result;

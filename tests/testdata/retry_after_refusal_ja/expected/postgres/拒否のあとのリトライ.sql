@@ -1199,8 +1199,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "拒否のあとのリトライ".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = '出荷' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"拒否のあとのリトライ".result;
@@ -1214,8 +1214,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_追加" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "拒否のあとのリトライ".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "拒否のあとのリトライ".keys k set result = 'refused', reason = '予備切れ', state = null
      where k.tenant = p_tenant and k.kind = '出荷' and k.op = 'do' and k.key = v_key;
     return row('refused', '予備切れ')::"拒否のあとのリトライ".result;
@@ -1384,8 +1384,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_数" < 2 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "拒否のあとのリトライ".keys k set result = 'refused', reason = '安全在庫割れ', state = null
      where k.tenant = p_tenant and k.kind = '引当' and k.op = 'hold' and k.key = v_key;
     return row('refused', '安全在庫割れ')::"拒否のあとのリトライ".result;
@@ -1399,8 +1399,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_追加" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "拒否のあとのリトライ".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "拒否のあとのリトライ".keys k set result = 'refused', reason = '予備切れ', state = null
      where k.tenant = p_tenant and k.kind = '引当' and k.op = 'hold' and k.key = v_key;
     return row('refused', '予備切れ')::"拒否のあとのリトライ".result;
@@ -1861,8 +1861,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_数" < -3 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "拒否のあとのリトライ".keys k set result = 'refused', reason = '枠超え', state = null
      where k.tenant = p_tenant and k.kind = '貸出' and k.op = 'do' and k.key = v_key;
     return row('refused', '枠超え')::"拒否のあとのリトライ".result;
@@ -1876,8 +1876,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_追加" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "拒否のあとのリトライ".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "拒否のあとのリトライ".keys k set result = 'refused', reason = '予備切れ', state = null
      where k.tenant = p_tenant and k.kind = '貸出' and k.op = 'do' and k.key = v_key;
     return row('refused', '予備切れ')::"拒否のあとのリトライ".result;
@@ -2048,8 +2048,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_数" > 5 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "拒否のあとのリトライ".keys k set result = 'refused', reason = '置き場が満杯', state = null
      where k.tenant = p_tenant and k.kind = '預け' and k.op = 'hold' and k.key = v_key;
     return row('refused', '置き場が満杯')::"拒否のあとのリトライ".result;
@@ -2063,8 +2063,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_追加" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "拒否のあとのリトライ".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "拒否のあとのリトライ".keys k set result = 'refused', reason = '予備切れ', state = null
      where k.tenant = p_tenant and k.kind = '預け' and k.op = 'hold' and k.key = v_key;
     return row('refused', '予備切れ')::"拒否のあとのリトライ".result;

@@ -1017,8 +1017,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_p" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ピッキング".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = 'ピック' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"ピッキング".result;
@@ -1032,8 +1032,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_q" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "ピッキング".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ピッキング".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = 'ピック' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"ピッキング".result;
@@ -1047,8 +1047,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_r" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "ピッキング".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ピッキング".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = 'ピック' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"ピッキング".result;
@@ -1062,8 +1062,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_p" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "ピッキング".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ピッキング".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = 'ピック' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"ピッキング".result;
@@ -1077,8 +1077,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_q" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "ピッキング".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ピッキング".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = 'ピック' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"ピッキング".result;
@@ -1092,8 +1092,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_r" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "ピッキング".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ピッキング".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = 'ピック' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"ピッキング".result;
@@ -1107,8 +1107,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_p" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "ピッキング".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ピッキング".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = 'ピック' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"ピッキング".result;
@@ -1122,8 +1122,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_q" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "ピッキング".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ピッキング".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = 'ピック' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"ピッキング".result;
@@ -1137,8 +1137,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_r" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "ピッキング".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ピッキング".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = 'ピック' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"ピッキング".result;
@@ -1152,8 +1152,8 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - 1::bigint < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "ピッキング".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ピッキング".keys k set result = 'refused', reason = '札がない', state = null
      where k.tenant = p_tenant and k.kind = 'ピック' and k.op = 'do' and k.key = v_key;
     return row('refused', '札がない')::"ピッキング".result;

@@ -1059,8 +1059,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 100 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "swap_order".keys k set result = 'refused', reason = 'back_room_full', state = null
      where k.tenant = p_tenant and k.kind = 'put_away' and k.op = 'do' and k.key = v_key;
     return row('refused', 'back_room_full')::"swap_order".result;
@@ -1257,8 +1257,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "swap_order".keys k set result = 'refused', reason = 'shelf_empty', state = null
      where k.tenant = p_tenant and k.kind = 'sell' and k.op = 'do' and k.key = v_key;
     return row('refused', 'shelf_empty')::"swap_order".result;
@@ -1419,15 +1419,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_old" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "swap_order".keys k set result = 'refused', reason = 'shelf_empty', state = null
      where k.tenant = p_tenant and k.kind = 'rotate' and k.op = 'do' and k.key = v_key;
     return row('refused', 'shelf_empty')::"swap_order".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_old" > 100 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "swap_order".keys k set result = 'refused', reason = 'back_room_full', state = null
      where k.tenant = p_tenant and k.kind = 'rotate' and k.op = 'do' and k.key = v_key;
     return row('refused', 'back_room_full')::"swap_order".result;
@@ -1438,8 +1438,8 @@ begin
   v_from := array_position(v_ids, v_account_2);
   v_to := array_position(v_ids, v_account_1);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_fresh" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "swap_order".keys k set result = 'refused', reason = 'back_room_empty', state = null
      where k.tenant = p_tenant and k.kind = 'rotate' and k.op = 'do' and k.key = v_key;
     return row('refused', 'back_room_empty')::"swap_order".result;

@@ -1059,8 +1059,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_数" > 100 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "入れ替えの順序".keys k set result = 'refused', reason = '倉庫が満杯', state = null
      where k.tenant = p_tenant and k.kind = '倉庫入れ' and k.op = 'do' and k.key = v_key;
     return row('refused', '倉庫が満杯')::"入れ替えの順序".result;
@@ -1257,8 +1257,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "入れ替えの順序".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = '販売' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"入れ替えの順序".result;
@@ -1419,15 +1419,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_古い数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "入れ替えの順序".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = '入れ替え' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"入れ替えの順序".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_古い数" > 100 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "入れ替えの順序".keys k set result = 'refused', reason = '倉庫が満杯', state = null
      where k.tenant = p_tenant and k.kind = '入れ替え' and k.op = 'do' and k.key = v_key;
     return row('refused', '倉庫が満杯')::"入れ替えの順序".result;
@@ -1438,8 +1438,8 @@ begin
   v_from := array_position(v_ids, v_account_2);
   v_to := array_position(v_ids, v_account_1);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_新しい数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "入れ替えの順序".keys k set result = 'refused', reason = '倉庫が空', state = null
      where k.tenant = p_tenant and k.kind = '入れ替え' and k.op = 'do' and k.key = v_key;
     return row('refused', '倉庫が空')::"入れ替えの順序".result;

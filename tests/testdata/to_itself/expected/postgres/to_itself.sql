@@ -871,8 +871,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 100 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "to_itself".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'stock_in' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"to_itself".result;
@@ -1076,15 +1076,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "to_itself".keys k set result = 'refused', reason = 'bin_empty', state = null
      where k.tenant = p_tenant and k.kind = 'relocate' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_empty')::"to_itself".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 100 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "to_itself".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'relocate' and k.op = 'do' and k.key = v_key;
     return row('refused', 'bin_full')::"to_itself".result;
@@ -1276,15 +1276,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "to_itself".keys k set result = 'refused', reason = 'bin_empty', state = null
      where k.tenant = p_tenant and k.kind = 'set_aside' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'bin_empty')::"to_itself".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 100 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "to_itself".keys k set result = 'refused', reason = 'bin_full', state = null
      where k.tenant = p_tenant and k.kind = 'set_aside' and k.op = 'hold' and k.key = v_key;
     return row('refused', 'bin_full')::"to_itself".result;

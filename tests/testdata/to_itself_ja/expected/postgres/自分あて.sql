@@ -871,8 +871,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_数" > 100 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "自分あて".keys k set result = 'refused', reason = '棚がいっぱい', state = null
      where k.tenant = p_tenant and k.kind = '入荷' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚がいっぱい')::"自分あて".result;
@@ -1076,15 +1076,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "自分あて".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = '移し替え' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚が空')::"自分あて".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_数" > 100 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "自分あて".keys k set result = 'refused', reason = '棚がいっぱい', state = null
      where k.tenant = p_tenant and k.kind = '移し替え' and k.op = 'do' and k.key = v_key;
     return row('refused', '棚がいっぱい')::"自分あて".result;
@@ -1276,15 +1276,15 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "自分あて".keys k set result = 'refused', reason = '棚が空', state = null
      where k.tenant = p_tenant and k.kind = '取り置き' and k.op = 'hold' and k.key = v_key;
     return row('refused', '棚が空')::"自分あて".result;
   end if;
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_数" > 100 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "自分あて".keys k set result = 'refused', reason = '棚がいっぱい', state = null
      where k.tenant = p_tenant and k.kind = '取り置き' and k.op = 'hold' and k.key = v_key;
     return row('refused', '棚がいっぱい')::"自分あて".result;

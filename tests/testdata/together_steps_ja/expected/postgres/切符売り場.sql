@@ -1065,8 +1065,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_数" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "切符売り場".keys k set result = 'refused', reason = '満席', state = null
      where k.tenant = p_tenant and k.kind = '予約' and k.op = 'hold' and k.key = v_key;
     return row('refused', '満席')::"切符売り場".result;

@@ -866,8 +866,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_count" > 80 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "bakery_shelves".keys k set result = 'refused', reason = 'shelf_full', state = null
      where k.tenant = p_tenant and k.kind = 'bake' and k.op = 'do' and k.key = v_key;
     return row('refused', 'shelf_full')::"bakery_shelves".result;
@@ -1068,8 +1068,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_count" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "bakery_shelves".keys k set result = 'refused', reason = 'sold_out', state = null
      where k.tenant = p_tenant and k.kind = 'sell' and k.op = 'do' and k.key = v_key;
     return row('refused', 'sold_out')::"bakery_shelves".result;

@@ -872,8 +872,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_額" > 1000000 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ウォレット".keys k set result = 'refused', reason = '上限超え', state = null
      where k.tenant = p_tenant and k.kind = 'チャージ' and k.op = 'do' and k.key = v_key;
     return row('refused', '上限超え')::"ウォレット".result;
@@ -1073,8 +1073,8 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_額" > 1000000 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ウォレット".keys k set result = 'refused', reason = '上限超え', state = null
      where k.tenant = p_tenant and k.kind = '振込待ち' and k.op = 'hold' and k.key = v_key;
     return row('refused', '上限超え')::"ウォレット".result;
@@ -1567,8 +1567,8 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_額" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used (its
-    -- entries and its hold no longer count)
+    -- refused by a bound: nothing has moved and no entry was written, and
+    -- the key stays used (a hold it holds no longer counts)
     update "ウォレット".keys k set result = 'refused', reason = '残高不足', state = null
      where k.tenant = p_tenant and k.kind = '支払' and k.op = 'do' and k.key = v_key;
     return row('refused', '残高不足')::"ウォレット".result;
