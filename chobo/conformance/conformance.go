@@ -90,6 +90,11 @@ type Observed struct {
 	// Answers are the results again, as scenario.Failures reads them
 	// (not part of String).
 	Answers []scenario.OpResult
+	// Reads are what the read steps read, by step index, and Marks the
+	// run's clock at the end of each pass, by which their times are
+	// compared (neither is part of String).
+	Reads map[int]*ReadAnswer
+	Marks Marks
 }
 
 func (o Observed) String() string {
@@ -141,7 +146,7 @@ func ShortResult(r interp.Result, err error) string {
 // a pass of n seconds lasts n seconds. Scale makes it so, and RunAll
 // calls it; a pass longer than a minute is refused as not scaled.
 func Run(ctx context.Context, be Backend, sc scenario.Scenario, tenant string) (Observed, bool, error) {
-	return run1(ctx, be, sc, tenant, nil)
+	return run1(ctx, be, sc, sc, tenant, nil)
 }
 
 // RunBulk is Run, but every run of calls that do not read a hold made
@@ -152,18 +157,26 @@ func RunBulk(ctx context.Context, be Backend, sc scenario.Scenario, tenant strin
 	if !ok {
 		return Observed{}, false, fmt.Errorf("the backend cannot take bulk calls")
 	}
-	return run1(ctx, be, sc, tenant, b)
+	return run1(ctx, be, sc, sc, tenant, b)
 }
 
-// run1 is Run; with bulk, runs of calls go through it.
-func run1(ctx context.Context, be Backend, sc scenario.Scenario, tenant string, bulk BulkCaller) (Observed, bool, error) {
-	var o Observed
+// run1 is Run; with bulk, runs of calls go through it. orig is sc as
+// written, whose passes give the marks their scenario time (sc itself
+// when it is not scaled).
+func run1(ctx context.Context, be Backend, sc, orig scenario.Scenario, tenant string, bulk BulkCaller) (o Observed, late bool, err error) {
+	o = Observed{Reads: map[int]*ReadAnswer{}}
 	for i, st := range sc.Steps {
-		if st.Call == nil && st.Together == nil && (st.Pass < 0 || st.Pass > maxPass) {
+		if st.Call == nil && st.Together == nil && st.Read == nil && (st.Pass < 0 || st.Pass > maxPass) {
 			return o, false, fmt.Errorf("step %d: a pass of %s would be waited out in real time: scale the scenario to the test copy first (conformance.Scale)", i+1, st.PassText)
 		}
 	}
-	r := &run{ctx: ctx, be: be, bulk: bulk, tenant: tenant, base: time.Now()}
+	if len(orig.Steps) != len(sc.Steps) {
+		return o, false, fmt.Errorf("the scenario as written has %d steps, scaled %d", len(orig.Steps), len(sc.Steps))
+	}
+	start := time.Now()
+	r := &run{ctx: ctx, be: be, bulk: bulk, tenant: tenant, base: start,
+		marks: Marks{{T: 0, At: start.Truncate(time.Microsecond), Done: start, Step: -1}}}
+	defer func() { o.Marks = r.marks }()
 	add := func(rs ...scenario.OpResult) {
 		for _, res := range rs {
 			o.Results = append(o.Results, res.Short())
@@ -178,7 +191,7 @@ func run1(ctx context.Context, be Backend, sc scenario.Scenario, tenant string, 
 		}
 		group, held = nil, map[string]bool{}
 	}
-	for _, st := range sc.Steps {
+	for i, st := range sc.Steps {
 		if err := r.brokenErr(); err != nil {
 			return o, r.late, err
 		}
@@ -202,8 +215,12 @@ func run1(ctx context.Context, be Backend, sc scenario.Scenario, tenant string, 
 			add(r.one(st.Call))
 		case st.Together != nil:
 			add(r.together(st.Together)...)
+		case st.Read != nil:
+			if err := r.read(st.Read, o.Reads, i); err != nil {
+				return o, r.late, err
+			}
 		default:
-			if err := r.pass(st.Pass); err != nil {
+			if err := r.pass(st.Pass, orig.Steps[i].Pass, i); err != nil {
 				return o, r.late, err
 			}
 		}
@@ -244,6 +261,37 @@ type run struct {
 	// broken is the first error that says the driver, not the book,
 	// failed: counted as failed calls, it would read as a difference.
 	broken error
+	// marks are the ends of the passes so far, and at is the scenario's
+	// time, as written, they brought.
+	marks Marks
+	at    int64
+}
+
+// read makes a read step through the backend and keeps what it read by
+// step. A backend that reads no history, or a statement that cannot
+// continue the one before it, is noted in the answer; a broken driver
+// stops the run.
+func (r *run) read(rd *scenario.ReadStep, reads map[int]*ReadAnswer, step int) error {
+	r.mu.Lock()
+	marks := slices.Clone(r.marks)
+	r.mu.Unlock()
+	req, err := readRequest(rd, r.tenant, marks, time.Now(), reads)
+	ans := &ReadAnswer{Request: req, Err: err}
+	reads[step] = ans
+	if err != nil {
+		return nil
+	}
+	hr, ok := r.be.(HistoryReader)
+	if !ok {
+		ans.Err = errNoReader
+		return nil
+	}
+	ans.Response, ans.Err = hr.ReadHistory(r.ctx, req)
+	var de *DriverError
+	if errors.As(ans.Err, &de) || r.ctx.Err() != nil {
+		return ans.Err
+	}
+	return nil
 }
 
 // madeHold is a hold made on the backend that may expire and that no
@@ -403,16 +451,22 @@ func (r *run) together(callers [][]*scenario.Call) []scenario.OpResult {
 // reaches has reached it there too; then the backend gives holds back.
 // The backend's time keeps to the copy's (base), so that holds made in
 // different periods stay as far apart as the interpreter has them.
-func (r *run) pass(secs int64) error {
+func (r *run) pass(secs, written int64, step int) error {
 	r.mu.Lock()
 	r.clock += secs
 	until := r.base.Add(time.Duration(secs) * time.Second)
 	keep := r.holds[:0]
+	var split time.Time // the earliest a hold the pass reaches can expire
 	for _, h := range r.holds {
 		if r.clock-h.at < copyLifetime {
 			keep = append(keep, h)
-		} else if d := h.back.Add(Lifetime + settle); d.After(until) {
+			continue
+		}
+		if d := h.back.Add(Lifetime + settle); d.After(until) {
 			until = d
+		}
+		if e := h.sent.Add(Lifetime); split.IsZero() || e.Before(split) {
+			split = e
 		}
 	}
 	r.holds = keep
@@ -425,6 +479,12 @@ func (r *run) pass(secs int64) error {
 		case <-time.After(wait):
 		}
 	}
+	// The mark is taken before the backend gives holds back: what it
+	// writes for them is at the pass's time, as in the interpreter.
+	r.mu.Lock()
+	r.at += written
+	r.marks = append(r.marks, Mark{T: r.at, At: time.Now().Truncate(time.Microsecond), Split: split.Truncate(time.Microsecond), Step: step})
+	r.mu.Unlock()
 	for try := 0; ; try++ {
 		remaining, err := r.be.Expire(r.ctx, r.tenant)
 		if err != nil {
@@ -438,6 +498,9 @@ func (r *run) pass(secs int64) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	r.mu.Lock()
+	r.marks[len(r.marks)-1].Done = time.Now()
+	r.mu.Unlock()
 	return nil
 }
 

@@ -1,9 +1,7 @@
 package conformance
 
 import (
-	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -29,11 +27,6 @@ type Loaded struct {
 	Scenarios []scenario.Scenario
 }
 
-// ErrReadSteps is why Load refuses a scenario that reads the ledger's
-// history: the interpreter defines what such a read answers, and no
-// backend is run against it yet.
-var ErrReadSteps = errors.New("reads the ledger's history; read steps run on the reference interpreter only in this version (chobo run), and no backend is compared on them yet")
-
 // Load checks a book, makes its test copy and reads its scenarios: the
 // ones chobo generates, then those of each hand-written file.
 func Load(src File, scenarios ...File) (*Loaded, error) {
@@ -54,9 +47,6 @@ func Load(src File, scenarios ...File) (*Loaded, error) {
 		// A scenario no test copy can time is refused before any server
 		// starts, in the words `chobo run` refuses it with.
 		for i, sc := range more {
-			if j := slices.IndexFunc(sc.Steps, func(st scenario.Step) bool { return st.Read != nil }); j >= 0 {
-				return nil, fmt.Errorf("%s: scenario %d: %q: step %d %w", f.Name, i+1, sc.Name, j+1, ErrReadSteps)
-			}
 			if _, err := scenario.Timing(sc, scenario.Run(res.Book, sc)); err != nil {
 				return nil, fmt.Errorf("%s: scenario %d: %q: %v", f.Name, i+1, sc.Name, err)
 			}

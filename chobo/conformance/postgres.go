@@ -3,14 +3,17 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/show"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
 )
 
@@ -211,4 +214,138 @@ select a.tenant, a.kind, a.args
 		bad = append(bad, tenant+": "+Name(kind, args))
 	}
 	return bad, rows.Err()
+}
+
+// ReadHistory implements HistoryReader: the reads go through the
+// statements of the client model, on the pool the calls go through, as
+// a generated client sends them (chobopg's readers), and come back as a
+// driver writes them. A read the server refuses is an answer's Error.
+func (s SQL) ReadHistory(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+	res := protocol.Response{ID: req.ID}
+	if s.Model.History == nil {
+		res.Error = "the client model has no history statements"
+		return res, nil
+	}
+	h := s.history()
+	var err error
+	switch req.Op {
+	case protocol.Statement:
+		q := chobo.StatementQuery{Newest: req.Newest, Transfers: req.Transfers, Limit: req.Limit, After: req.After}
+		if q.From, err = optionalTime(req.From); err == nil {
+			q.To, err = optionalTime(req.To)
+		}
+		var st chobo.Statement
+		if err == nil {
+			st, err = chobopg.ReadStatement(ctx, s.Pool, h, req.Tenant, req.Account, s.accountArgs(req.Account, req.Args), q)
+		}
+		entries := protoEntries(st.Entries)
+		res.Entries, res.Next, res.More = &entries, st.Next, st.More
+	case protocol.Entries:
+		var key []string
+		if t := s.Book.Transfer(req.Transfer); t != nil {
+			for _, p := range t.Key {
+				key = append(key, req.Args[p.Name])
+			}
+		}
+		var es []chobo.Entry
+		es, err = chobopg.ReadCallEntries(ctx, s.Pool, h, req.Tenant, req.Transfer, key)
+		entries := protoEntries(es)
+		res.Entries = &entries
+	case protocol.Holds:
+		var hs []chobo.OpenHold
+		hs, err = chobopg.ReadOpenHolds(ctx, s.Pool, h, req.Tenant, req.Account, s.accountArgs(req.Account, req.Args), req.Transfer)
+		holds := []protocol.Hold{}
+		for _, oh := range hs {
+			holds = append(holds, protoHold(oh))
+		}
+		res.Holds = &holds
+	case protocol.BalanceAt:
+		var at time.Time
+		var b chobo.Balance
+		if at, err = time.Parse(protocol.TimeFormat, req.At); err == nil {
+			b, err = chobopg.ReadBalanceAt(ctx, s.Pool, h, req.Tenant, req.Account, s.accountArgs(req.Account, req.Args), at)
+		}
+		res.Posted, res.HeldIn, res.HeldOut = protocol.FormatAmount(b.Posted), protocol.FormatAmount(b.HeldIn), protocol.FormatAmount(b.HeldOut)
+	default:
+		err = fmt.Errorf("unknown op %q", req.Op)
+	}
+	if err != nil {
+		return protocol.Response{ID: req.ID, Error: err.Error()}, nil
+	}
+	return res, nil
+}
+
+// history is what chobopg reads the history with: the model's
+// statements and the names of every transfer kind's values.
+func (s SQL) history() *chobopg.History {
+	hs := s.Model.History
+	h := &chobopg.History{Statement: hs.Statement, Call: hs.Call, OpenHolds: hs.OpenHolds, BalanceAt: hs.BalanceAt,
+		Kinds: map[string]chobopg.Kind{}}
+	for _, t := range s.Book.Transfers {
+		var k chobopg.Kind
+		for _, p := range t.Params {
+			k.Args = append(k.Args, p.Name)
+		}
+		for _, p := range t.Key {
+			k.Key = append(k.Key, p.Name)
+		}
+		if t.Pending != nil {
+			for _, p := range t.PostAmounts() {
+				k.Amounts = append(k.Amounts, p.Name)
+			}
+		}
+		h.Kinds[t.Name] = k
+	}
+	return h
+}
+
+// accountArgs are an account's values in the order of its kind's
+// parameters, from the request's by name.
+func (s SQL) accountArgs(kind string, args map[string]string) []string {
+	out := []string{}
+	for _, a := range s.Book.Accounts {
+		if a.Name == kind {
+			for _, p := range a.Params {
+				out = append(out, args[p])
+			}
+		}
+	}
+	return out
+}
+
+func optionalTime(text string) (time.Time, error) {
+	if text == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(protocol.TimeFormat, text)
+}
+
+// protoEntries writes entries as a driver does.
+func protoEntries(es []chobo.Entry) []protocol.Entry {
+	out := []protocol.Entry{}
+	for _, e := range es {
+		pe := protocol.Entry{Transfer: e.Transfer, Op: e.Op, Key: e.Key, Args: e.Args, ID: e.ID, Move: e.Move,
+			Out: e.Out, Account: e.Account, AccountArgs: e.AccountArgs, Posted: protocol.FormatAmount(e.Posted),
+			HeldIn: protocol.FormatAmount(e.HeldIn), HeldOut: protocol.FormatAmount(e.HeldOut),
+			At: e.At.UTC().Format(protocol.TimeFormat), Cursor: e.Cursor}
+		if e.After != nil {
+			pe.After = &protocol.Amounts{Posted: protocol.FormatAmount(e.After.Posted),
+				HeldIn: protocol.FormatAmount(e.After.HeldIn), HeldOut: protocol.FormatAmount(e.After.HeldOut)}
+		}
+		out = append(out, pe)
+	}
+	return out
+}
+
+// protoHold writes an open hold as a driver does.
+func protoHold(h chobo.OpenHold) protocol.Hold {
+	ph := protocol.Hold{Transfer: h.Transfer, Key: h.Key, ID: h.ID, Moves: []protocol.HoldMove{}, Created: h.Created.UTC().Format(protocol.TimeFormat)}
+	if !h.Deadline.IsZero() {
+		ph.Deadline = h.Deadline.UTC().Format(protocol.TimeFormat)
+	}
+	for _, m := range h.Moves {
+		ph.Moves = append(ph.Moves, protocol.HoldMove{Move: m.Move, From: m.From, FromArgs: m.FromArgs,
+			To: m.To, ToArgs: m.ToArgs, Amount: protocol.FormatAmount(m.Amount)})
+	}
+	return ph
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,7 +38,9 @@ func TestMain(m *testing.M) {
 //	ok        answers a call done, or refused with the reason in its
 //	          "reason" argument, or fails it when it has an "error" one;
 //	          holds back the answer to a call whose "wait" argument is
-//	          "yes" until the next call has been answered
+//	          "yes" until the next call has been answered; answers a
+//	          read of the history with an error, as a driver that
+//	          knows none does
 //	echo      refuses every call with its request line as the reason
 //	garbage   writes a line that is not JSON for the first call
 //	exit      exits 3 at the first call, saying why on stderr
@@ -88,6 +91,9 @@ func fakeDriver(mode string) int {
 		switch {
 		case req.Op == protocol.Expire:
 			res = map[string]any{"id": req.ID, "expired": 0}
+		case slices.Contains([]string{protocol.Statement, protocol.Entries, protocol.Holds, protocol.BalanceAt}, req.Op):
+			// As a driver that knows no history answers.
+			res = map[string]any{"id": req.ID, "error": fmt.Sprintf("unknown op %q", req.Op)}
 		case req.Op == protocol.Balance:
 			res = map[string]any{"id": req.ID, "posted": "9223372036854775807", "held_in": "0", "held_out": "2"}
 		case req.Operation == "status":

@@ -9,7 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
@@ -59,6 +61,9 @@ type Stats struct {
 	// 64 bits, up to the call where it does (see pastSixtyFourBits);
 	// NotRun those that could not be, each named in the log.
 	Wide, NotRun int
+	// Reads counts the read steps compared with the interpreter's;
+	// ReadsSkipped those that were not, each with a SKIP line in the log.
+	Reads, ReadsSkipped int
 }
 
 // Reporter is where RunAll reports: a *testing.T, or a program's own
@@ -134,21 +139,45 @@ func (a *runAll) job(ctx context.Context, j Job) {
 		a.pastSixtyFourBits(ctx, j, sc, refs)
 		return
 	}
+	var bulk BulkCaller
+	if j.Bulk {
+		if bulk, _ = j.Backend.(BulkCaller); bulk == nil {
+			a.failed(j, fmt.Errorf("the backend cannot take bulk calls"))
+			return
+		}
+	}
+	// The reads are compared with the interpreter's on the book as
+	// written, in whose time the read steps give theirs.
+	// Its expectations are checked there too: the copy's clock would not
+	// read what they hold. A read cannot come after a together, so every
+	// outcome read the same.
+	var readRef map[int]*scenario.ReadResult
+	written, writtenRefs := sc, refs
+	if hasReads(sc) {
+		if written, err = bind(orig, j.Scenario); err != nil {
+			a.failed(j, err)
+			return
+		}
+		writtenRefs = scenario.Run(orig, written)
+		readRef = writtenRefs[0].Reads
+	}
 	tenant := j.Tenant
 	var got Observed
+	var readsBad []string
 	bad := false
 	for attempt := 1; ; attempt++ {
 		var late bool
-		if j.Bulk {
-			got, late, err = RunBulk(ctx, j.Backend, sc, tenant)
-		} else {
-			got, late, err = Run(ctx, j.Backend, sc, tenant)
-		}
+		got, late, err = run1(ctx, j.Backend, sc, j.Scenario, tenant, bulk)
 		if err != nil {
 			a.failed(j, err)
 			return
 		}
-		if matchesOn(j.Backend, got, refs) {
+		var readsSkipped []string
+		var compared int
+		readsBad, readsSkipped, compared = a.reads(j, sc, readRef, got, tenant)
+		same := matchesOn(j.Backend, got, refs)
+		if same && len(readsBad) == 0 {
+			a.readStats(j, compared, readsSkipped)
 			break
 		}
 		if late && attempt < lateTries {
@@ -158,6 +187,19 @@ func (a *runAll) job(ctx context.Context, j Job) {
 			a.t.Logf("run again: %s %q (a step came near a deadline no pass had reached)", j.where(), j.Scenario.Name)
 			tenant = fmt.Sprintf("%s-again%d", j.Tenant, attempt)
 			continue
+		}
+		a.readStats(j, compared, readsSkipped)
+		if len(readsBad) > 0 {
+			word := ""
+			if late {
+				word = " (late again)"
+			}
+			a.t.Errorf("%s %q reads the history otherwise than the interpreter%s:\n %s", j.where(), j.Scenario.Name, word,
+				strings.Join(readsBad, "\n "))
+			bad = true
+		}
+		if same {
+			break
 		}
 		var want []string
 		for _, r := range refs {
@@ -172,7 +214,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 		bad = true
 		break
 	}
-	if a.expectations(j, sc, refs, got) {
+	if a.expectations(j, written, writtenRefs, got) {
 		bad = true
 	}
 	a.mu.Lock()
@@ -201,6 +243,16 @@ func (a *runAll) expectations(j Job, sc scenario.Scenario, refs []scenario.Outco
 	}
 	one := sc
 	one.Outcomes = 0
+	// The backend's reads are held to the interpreter's, which are held
+	// to their expectations above.
+	one.Steps = slices.Clone(sc.Steps)
+	for i, st := range one.Steps {
+		if st.Read != nil && st.Read.Expect != nil {
+			rd := *st.Read
+			rd.Expect = nil
+			one.Steps[i].Read = &rd
+		}
+	}
 	for _, f := range scenario.Failures(one, []scenario.Outcome{{Results: got.Answers}}) {
 		lines = append(lines, j.pair()+": "+f)
 	}
@@ -388,4 +440,56 @@ func matchesOn(be Backend, got Observed, refs []scenario.Outcome) bool {
 		}
 	}
 	return false
+}
+
+func hasReads(sc scenario.Scenario) bool {
+	return slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Read != nil })
+}
+
+// reads compares what each read step of a run read with the
+// interpreter's reads (ref, by step): the reads that differ, written
+// with both sides, those not compared and why, and how many were
+// compared.
+func (a *runAll) reads(j Job, sc scenario.Scenario, ref map[int]*scenario.ReadResult, got Observed, tenant string) (bad, skipped []string, compared int) {
+	c := readCheck{marks: got.Marks, tenant: tenant}
+	if _, ok := j.Backend.(*TigerBeetle); ok {
+		c.def = tigerbeetle.Def(j.Book)
+	}
+	noReader := 0
+	for i, st := range sc.Steps {
+		if st.Read == nil {
+			continue
+		}
+		ans := got.Reads[i]
+		if ans != nil && errors.Is(ans.Err, errNoReader) {
+			noReader++
+			continue
+		}
+		g, w, skip := c.compare(st.Read, ref[i], ans)
+		switch {
+		case skip != "":
+			skipped = append(skipped, fmt.Sprintf("step %d, %s: %s", i+1, st.Read.Label(diag.English), skip))
+		case !slices.Equal(g, w):
+			bad = append(bad, readFailure(i, st.Read, j.pair(), g, w))
+			compared++
+		default:
+			compared++
+		}
+	}
+	if noReader > 0 {
+		skipped = append(skipped, fmt.Sprintf("its %d read steps: %s reads no history", noReader, j.pair()))
+	}
+	return bad, skipped, compared
+}
+
+// readStats counts the reads of a run and writes a SKIP line for each
+// one not compared.
+func (a *runAll) readStats(j Job, compared int, skipped []string) {
+	for _, s := range skipped {
+		a.t.Logf("SKIP: %s %q: not compared: %s", j.where(), j.Scenario.Name, s)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stats.Reads += compared
+	a.stats.ReadsSkipped += len(skipped)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
@@ -296,6 +297,9 @@ func (t *TigerBeetle) CallBulk(ctx context.Context, calls []interp.Call, tenant 
 type Runtime struct {
 	Client chobotb.Client
 	Def    *chobotb.Def
+	// Book, the book Def is of, names the parameters of the accounts a
+	// history read names (ReadHistory).
+	Book *book.Book
 
 	mu    sync.Mutex
 	books map[string]*chobotb.Book // by tenant
@@ -405,4 +409,83 @@ func RuntimeOp(c interp.Call) chobotb.Op {
 		}
 	}
 	return op
+}
+
+// ReadHistory implements HistoryReader through chobotb.Book's reads, as
+// a generated tigerbeetle-go client makes them: kinds by their index in
+// the definition, values in the order of their parameters.
+func (r *Runtime) ReadHistory(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+	res := protocol.Response{ID: req.ID}
+	b := r.book(req.Tenant)
+	account, args := -1, []string(nil)
+	if r.Book != nil {
+		for _, a := range r.Book.Accounts {
+			if a.Name == req.Account {
+				account = a.Index
+				for _, p := range a.Params {
+					args = append(args, req.Args[p])
+				}
+			}
+		}
+	}
+	kind := -1
+	var key chobotb.Values
+	var err error
+	for i, t := range r.Def.Transfers {
+		if t.Name == req.Transfer {
+			kind = i
+			for _, k := range t.Key {
+				p := t.Params[k]
+				if !p.Amount {
+					key = append(key, req.Args[p.Name])
+					continue
+				}
+				v, perr := protocol.ParseAmount(req.Args[p.Name])
+				if perr != nil && err == nil {
+					err = perr
+				}
+				key = append(key, v)
+			}
+		}
+	}
+	switch {
+	case err != nil:
+	case req.Op == protocol.Statement:
+		q := chobo.StatementQuery{Newest: req.Newest, Transfers: req.Transfers, Limit: req.Limit, After: req.After}
+		if q.From, err = optionalTime(req.From); err == nil {
+			q.To, err = optionalTime(req.To)
+		}
+		var st chobo.Statement
+		if err == nil {
+			st, err = b.Statement(ctx, account, args, q)
+		}
+		entries := protoEntries(st.Entries)
+		res.Entries, res.Next, res.More = &entries, st.Next, st.More
+	case req.Op == protocol.Entries:
+		var es []chobo.Entry
+		es, err = b.CallEntries(ctx, kind, key)
+		entries := protoEntries(es)
+		res.Entries = &entries
+	case req.Op == protocol.Holds:
+		var hs []chobo.OpenHold
+		hs, err = b.OpenHolds(ctx, account, args, kind)
+		holds := []protocol.Hold{}
+		for _, h := range hs {
+			holds = append(holds, protoHold(h))
+		}
+		res.Holds = &holds
+	case req.Op == protocol.BalanceAt:
+		var at time.Time
+		var bal chobo.Balance
+		if at, err = time.Parse(protocol.TimeFormat, req.At); err == nil {
+			bal, err = b.BalanceAt(ctx, account, args, at)
+		}
+		res.Posted, res.HeldIn, res.HeldOut = protocol.FormatAmount(bal.Posted), protocol.FormatAmount(bal.HeldIn), protocol.FormatAmount(bal.HeldOut)
+	default:
+		err = fmt.Errorf("unknown op %q", req.Op)
+	}
+	if err != nil {
+		return protocol.Response{ID: req.ID, Error: err.Error()}, nil
+	}
+	return res, nil
 }

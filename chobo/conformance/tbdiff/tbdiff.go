@@ -232,3 +232,24 @@ func describeAccounts(as []chobotb.Account) string {
 func describeTransfers(ts []chobotb.Transfer) string {
 	return "[" + strings.Join(transferTexts(ts), "; ") + "]"
 }
+
+// GetAccountTransfers implements chobotb.HistoryClient with the real
+// one's answer alone: a history query bounds timestamps, which each side
+// stamps with its own clock, so the two answer different pages. The
+// records the queries read are those Records compares.
+func (t *Tee) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter) ([]chobotb.Transfer, error) {
+	hc, ok := t.Real.(chobotb.HistoryClient)
+	if !ok {
+		return nil, chobotb.ErrNoHistory
+	}
+	return hc.GetAccountTransfers(ctx, f)
+}
+
+// QueryTransfers implements chobotb.HistoryClient, as GetAccountTransfers.
+func (t *Tee) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]chobotb.Transfer, error) {
+	hc, ok := t.Real.(chobotb.HistoryClient)
+	if !ok {
+		return nil, chobotb.ErrNoHistory
+	}
+	return hc.QueryTransfers(ctx, f)
+}

@@ -1,4 +1,5 @@
-// Package tbwire carries the four requests of chobotb.Client between two
+// Package tbwire carries the requests of chobotb.HistoryClient (the four
+// of chobotb.Client, and the two the history reads make) between two
 // processes, over net/rpc on the loopback. The conformance runner keeps
 // the model of TigerBeetle (a test double) in its own process, where it
 // reads and records it, and serves it to the driver of a generated
@@ -44,6 +45,26 @@ func (s *Service) LookupAccounts(in IDs, out *Accounts) (err error) {
 
 func (s *Service) LookupTransfers(in IDs, out *Transfers) (err error) {
 	out.Transfers, err = s.c.LookupTransfers(context.Background(), in.IDs)
+	return err
+}
+
+// GetAccountTransfers answers with c's, when c reads history.
+func (s *Service) GetAccountTransfers(in chobotb.AccountFilter, out *Transfers) (err error) {
+	hc, ok := s.c.(chobotb.HistoryClient)
+	if !ok {
+		return chobotb.ErrNoHistory
+	}
+	out.Transfers, err = hc.GetAccountTransfers(context.Background(), in)
+	return err
+}
+
+// QueryTransfers answers with c's, when c reads history.
+func (s *Service) QueryTransfers(in chobotb.QueryFilter, out *Transfers) (err error) {
+	hc, ok := s.c.(chobotb.HistoryClient)
+	if !ok {
+		return chobotb.ErrNoHistory
+	}
+	out.Transfers, err = hc.QueryTransfers(context.Background(), in)
 	return err
 }
 
@@ -120,5 +141,20 @@ func (c *Client) LookupAccounts(ctx context.Context, id []ids.ID) ([]chobotb.Acc
 func (c *Client) LookupTransfers(ctx context.Context, id []ids.ID) ([]chobotb.Transfer, error) {
 	var out Transfers
 	err := c.call(ctx, "LookupTransfers", IDs{id}, &out)
+	return out.Transfers, err
+}
+
+// GetAccountTransfers implements chobotb.HistoryClient; the far end
+// answers chobotb.ErrNoHistory's words when its client reads no history.
+func (c *Client) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter) ([]chobotb.Transfer, error) {
+	var out Transfers
+	err := c.call(ctx, "GetAccountTransfers", f, &out)
+	return out.Transfers, err
+}
+
+// QueryTransfers implements chobotb.HistoryClient.
+func (c *Client) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]chobotb.Transfer, error) {
+	var out Transfers
+	err := c.call(ctx, "QueryTransfers", f, &out)
 	return out.Transfers, err
 }

@@ -543,6 +543,12 @@ func (r *run) runOn(l *conformance.Loaded, be namedBackend) string {
 	if st.NotRun > 0 {
 		line += fmt.Sprintf("; %d not run, named above", st.NotRun)
 	}
+	if st.Reads > 0 || st.ReadsSkipped > 0 {
+		line += fmt.Sprintf("; %d reads of the history equal to the interpreter's", st.Reads)
+		if st.ReadsSkipped > 0 {
+			line += fmt.Sprintf(", %d not compared, named above", st.ReadsSkipped)
+		}
+	}
 	return line
 }
 
