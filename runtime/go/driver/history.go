@@ -249,9 +249,6 @@ func protoEntries(es []chobo.Entry) []protocol.Entry {
 			Out: e.Out, Account: e.Account, AccountArgs: e.AccountArgs, Posted: protocol.FormatAmount(e.Posted),
 			HeldIn: protocol.FormatAmount(e.HeldIn), HeldOut: protocol.FormatAmount(e.HeldOut),
 			At: protoTime(e.At), Cursor: e.Cursor}
-		if pe.AccountArgs == nil {
-			pe.AccountArgs = []string{}
-		}
 		if e.After != nil {
 			pe.After = &protocol.Amounts{Posted: protocol.FormatAmount(e.After.Posted),
 				HeldIn: protocol.FormatAmount(e.After.HeldIn), HeldOut: protocol.FormatAmount(e.After.HeldOut)}
@@ -267,15 +264,8 @@ func protoHold(h chobo.OpenHold) protocol.Hold {
 		ph.Deadline = protoTime(h.Deadline)
 	}
 	for _, m := range h.Moves {
-		ph.Moves = append(ph.Moves, protocol.HoldMove{Move: m.Move, From: m.From, FromArgs: orEmpty(m.FromArgs),
-			To: m.To, ToArgs: orEmpty(m.ToArgs), Amount: protocol.FormatAmount(m.Amount)})
+		ph.Moves = append(ph.Moves, protocol.HoldMove{Move: m.Move, From: m.From, FromArgs: m.FromArgs,
+			To: m.To, ToArgs: m.ToArgs, Amount: protocol.FormatAmount(m.Amount)})
 	}
 	return ph
-}
-
-func orEmpty(v []string) []string {
-	if v == nil {
-		return []string{}
-	}
-	return v
 }

@@ -301,10 +301,10 @@ export interface Book {
 
 /** The statements of the history reads. */
 const historySQL: HistoryStatements = {
-  statement: "select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from \"retry_after_refusal\".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)",
-  call: "select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from \"retry_after_refusal\".history_call($1, $2, $3::text[])",
-  openHolds: "select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from \"retry_after_refusal\".history_open_holds($1, $2, $3::text[], $4)",
-  balanceAt: "select posted, held_in, held_out from \"retry_after_refusal\".history_balance($1, $2, $3::text[], $4::timestamptz)",
+  statement: "select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from \"retry_after_refusal\".history_statement($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz, $5::pg_catalog.timestamptz, $6::pg_catalog.text[], $7::pg_catalog.boolean, $8::pg_catalog.integer, $9::pg_catalog.bigint)",
+  call: "select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from \"retry_after_refusal\".history_call($1, $2, $3::pg_catalog.text[])",
+  openHolds: "select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from \"retry_after_refusal\".history_open_holds($1, $2, $3::pg_catalog.text[], $4)",
+  balanceAt: "select posted, held_in, held_out from \"retry_after_refusal\".history_balance($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz)",
 };
 
 /** The parameters of each transfer kind, which name the values an entry keeps of its call. */
@@ -713,7 +713,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"retry_after_refusal\".expire($1::integer, $2::pg_catalog.uuid)", max);
+      return expire(db, "select \"retry_after_refusal\".expire($1::pg_catalog.integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);
