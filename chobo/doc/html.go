@@ -128,6 +128,7 @@ func HTML(p *Page) ([]byte, error) {
 	fm := template.FuncMap(words(p.Lang))
 	fm["name"] = nameHTML
 	fm["code"] = codeHTML
+	fm["plain"] = plainHTML
 	tmpl, err := template.New("page.html.tmpl").Funcs(fm).ParseFS(templates, "templates/page.html.tmpl", "templates/transfer.html.tmpl")
 	if err != nil {
 		return nil, err
@@ -172,7 +173,18 @@ func bareStyle(css []byte) []byte {
 		}
 		css = css[i+2+j+2:]
 	}
-	return bareLines(out, nil)
+	return compactRules(bareLines(out, nil))
+}
+
+// compactRules drops the spaces a rule reads well with but the browser
+// does without: after a colon, a semicolon or a comma, around braces,
+// and the semicolon before a closing brace. The stylesheet writes no
+// string or selector where one of these spaces means something.
+func compactRules(css []byte) []byte {
+	for _, r := range [][2]string{{"; ", ";"}, {": ", ":"}, {" {", "{"}, {"{ ", "{"}, {" }", "}"}, {", ", ","}, {";}", "}"}} {
+		css = bytes.ReplaceAll(css, []byte(r[0]), []byte(r[1]))
+	}
+	return css
 }
 
 // bareScript is the stepper as the page carries it: without its comment
@@ -222,6 +234,11 @@ func codeHTML(s string) template.HTML {
 		return "<code>" + template.HTMLEscapeString(c) + "</code>"
 	}))
 }
+
+// plainHTML escapes what HTML needs escaped and no more: the template
+// would write each sign of an amount's change as an entity five times
+// its size.
+func plainHTML(s string) template.HTML { return template.HTML(template.HTMLEscapeString(s)) }
 
 func hash(b []byte) string {
 	sum := sha256.Sum256(b)

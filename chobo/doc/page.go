@@ -1,6 +1,7 @@
 // Package doc builds the page `chobo doc` writes for the people who run a
 // ledger: what the accounts are, where amounts flow, how a hold ends, why
-// a call is refused, and every generated scenario step by step. Build
+// a call is refused, every generated scenario step by step, and the
+// statements of one scenario's accounts, as a client reads them. Build
 // turns a book into a Page, the one content both formats share; Markdown
 // writes it with Mermaid diagrams, HTML as one self-contained file whose
 // diagrams come from package draw and whose stepper reads the per-step
@@ -47,6 +48,9 @@ type Page struct {
 	// given; they come before the generated ones and are numbered first.
 	Own       []ScenarioFile
 	Scenarios []ScenarioView
+	// Statements shows the history of one scenario as statements read
+	// it; nil when no scenario writes any entry.
+	Statements *Statements
 	// Warnings is what `chobo check` prints for the book's warnings, in
 	// the page's language; empty when there are none.
 	Warnings string
@@ -225,7 +229,9 @@ func Build(b *book.Book, diags diag.List, rep report.Report, own []OwnFile, lang
 		return nil, err
 	}
 	n := 0
+	var all []scenario.Scenario
 	for _, f := range own {
+		all = append(all, f.Scenarios...)
 		sf := ScenarioFile{File: filepath.Base(f.File), Scenarios: make([]ScenarioView, len(f.Scenarios))}
 		first := n
 		err = eachAtOnce(len(f.Scenarios), func(i int) (err error) {
@@ -247,6 +253,7 @@ func Build(b *book.Book, diags diag.List, rep report.Report, own []OwnFile, lang
 	if err != nil {
 		return nil, err
 	}
+	p.Statements = statementsOf(b, append(all, scs...), lang)
 	var w bytes.Buffer
 	for _, dg := range diags {
 		if dg.Severity != diag.Error {
@@ -643,18 +650,7 @@ func ledgerOf(accs []interp.AccountBalance, lang diag.Lang) []LedgerRow {
 	for _, a := range accs {
 		r := LedgerRow{Account: a.Account.String(), Posted: amountOf(a.Account, a.Balance.Posted),
 			HeldOut: amountOf(a.Account, a.Balance.HeldOut), HeldIn: amountOf(a.Account, a.Balance.HeldIn)}
-		sc := a.Account.Kind.Unit.Scale
-		r.Text = amount(a.Balance.Posted, sc)
-		var held []string
-		if a.Balance.HeldOut != 0 {
-			held = append(held, T("held out ", "出ていく仮押さえ ").In(lang)+amount(a.Balance.HeldOut, sc))
-		}
-		if a.Balance.HeldIn != 0 {
-			held = append(held, T("held in ", "入ってくる仮押さえ ").In(lang)+amount(a.Balance.HeldIn, sc))
-		}
-		if len(held) > 0 {
-			r.Text = diag.Paren(lang, r.Text, strings.Join(held, T(", ", "、").In(lang)))
-		}
+		r.Text = balanceText(a.Balance, a.Account.Kind.Unit.Scale, lang)
 		out = append(out, r)
 	}
 	return out

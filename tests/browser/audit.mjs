@@ -102,7 +102,7 @@ export function audit(english) {
   out.counts.arrows = arrows;
 
   // Names and calls break only between words.
-  const nameSelector = "td:first-child, th[scope=row], table.ops td:nth-child(2), #transfers h3, summary, ol.calls li, ol.steps button > span:first-child, .n";
+  const nameSelector = "td:first-child, th[scope=row], table.ops td:nth-child(2), #transfers h3, summary, ol.calls li, ol.steps button > span:first-child, ul.ledger li, table.statement td:nth-child(2)";
   let names = 0;
   for (const el of document.querySelectorAll(nameSelector)) {
     if (!visible(el)) {
