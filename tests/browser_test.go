@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -226,7 +227,9 @@ func screenshotDir(t *testing.T, pattern string) string {
 // is whole and in the window, every arrow ends in a box and a hold's life
 // fits the window, no name breaks inside a word, every number is grouped
 // and a Japanese page writes no English label; no two texts of the flow
-// diagram overlap; for the examples and for tests/browser/wide.book.
+// diagram overlap; the statements section is cards at 360 px and a
+// table at 1280 px, and its link opens the stepper at the end of its
+// scenario; for the examples and for tests/browser/wide.book.
 // Screenshots at 360 and 1280 px, light and dark, go to
 // $CHOBO_SCREENSHOTS or tests/browser/screenshots.
 func TestBrowserPages(t *testing.T) {
@@ -258,6 +261,23 @@ func TestBrowserPages(t *testing.T) {
 			if !strings.Contains(report, "ok   "+base+".html: "+w+"px: none of ") {
 				t.Errorf("%s: the report has no check of names at %s px", base, w)
 			}
+		}
+		checkStatementsReported(t, report, base, "")
+		if !strings.Contains(report, "ok   "+base+".html: the statements link opens ") {
+			t.Errorf("%s: the report does not say the statements link was followed", base)
+		}
+	}
+}
+
+// checkStatementsReported holds every page to a statements section that
+// the browser laid out as cards at 360 px and as a table at 1280 px:
+// every page of the browser tests has one.
+func checkStatementsReported(t *testing.T, report, base, browser string) {
+	t.Helper()
+	for _, c := range [][2]string{{"360", "cards"}, {"1280", "table rows"}} {
+		line := regexp.MustCompile(`(?m)^ok   ` + regexp.QuoteMeta(base) + `\.html: ` + c[0] + `px: the ([0-9]+) rows of the statements are ` + c[1] + `,`)
+		if m := line.FindStringSubmatch(report); m == nil || m[1] == "0" {
+			t.Errorf("%s: the report has no check that the statements are %s at %s px%s", base, c[1], c[0], browser)
 		}
 	}
 }
@@ -327,6 +347,7 @@ func TestBrowserFirefox(t *testing.T) {
 				t.Errorf("%s: the report has no check of names at %s px in Firefox", base, w)
 			}
 		}
+		checkStatementsReported(t, report, base, " in Firefox")
 	}
 }
 

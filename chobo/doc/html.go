@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -129,6 +130,14 @@ func HTML(p *Page) ([]byte, error) {
 	fm["name"] = nameHTML
 	fm["code"] = codeHTML
 	fm["plain"] = plainHTML
+	fm["call"] = callHTML
+	fm["names"] = func(list []string) template.HTML {
+		parts := make([]string, len(list))
+		for i, n := range list {
+			parts[i] = string(nameHTML(n))
+		}
+		return template.HTML(strings.Join(parts, diag.T(", ", "、").In(p.Lang)))
+	}
 	tmpl, err := template.New("page.html.tmpl").Funcs(fm).ParseFS(templates, "templates/page.html.tmpl", "templates/transfer.html.tmpl")
 	if err != nil {
 		return nil, err
@@ -223,6 +232,22 @@ func nameHTML(s string) template.HTML {
 	}
 	esc = strings.ReplaceAll(esc, "_", "_<wbr>")
 	return template.HTML(strings.Replace(esc, "(", "<wbr>(", 1))
+}
+
+// keyValue is a value of a call's key with a hyphen in it (order-3).
+var keyValue = regexp.MustCompile(`: ([^\s,()]*-[^\s,()]*)`)
+
+// callHTML writes a call of a statement for a cell: as nameHTML, and
+// each value with a hyphen kept whole, which a narrow cell would break
+// after its hyphen (order-|3). The call is one element then: on a narrow
+// screen a cell lays out its children side by side, beside the name of
+// its column (page.css), and would split it.
+func callHTML(s string) template.HTML {
+	h := string(nameHTML(s))
+	if w := keyValue.ReplaceAllString(h, `: <span class="nw">$1</span>`); w != h {
+		h = "<span>" + w + "</span>"
+	}
+	return template.HTML(h)
 }
 
 // codeHTML writes a text of the page's own, where the words a reader

@@ -102,6 +102,43 @@ type TransferSection struct {
 	Ends     string     // how a call of it ends: at once, or how its holds end
 	Hold     *HoldView  // nil for a transfer that posts at once
 	Ops      []OpReport // the operations and what each may be refused with
+	// Reasons is the table of refusals: one row per reason and meaning,
+	// with every operation it may refuse, in the order first met.
+	Reasons []ReasonRow
+}
+
+// ReasonRow is one row of the table of refusals: what a reason means,
+// for the operations it may refuse. An operation that no call was found
+// to refuse has a row of its own, with no reason.
+type ReasonRow struct {
+	Ops     []string
+	Reason  string // "—" for an operation without a refusal
+	Meaning string
+}
+
+// reasonRows gathers the refusals of ops by reason and meaning: a reason
+// every operation of a transfer may give (key_conflict) is said once.
+func reasonRows(ops []OpReport, lang diag.Lang) []ReasonRow {
+	var out []ReasonRow
+	at := map[[2]string]int{}
+	add := func(op, reason, meaning string) {
+		k := [2]string{reason, meaning}
+		if i, ok := at[k]; ok {
+			out[i].Ops = append(out[i].Ops, op)
+			return
+		}
+		at[k] = len(out)
+		out = append(out, ReasonRow{Ops: []string{op}, Reason: reason, Meaning: meaning})
+	}
+	for _, o := range ops {
+		if len(o.Refusals) == 0 {
+			add(o.Op, "—", T("no refusal found", "拒否される例は見つかりません").In(lang))
+		}
+		for _, r := range o.Refusals {
+			add(o.Op, r.Reason, r.Meaning)
+		}
+	}
+	return out
 }
 
 // HoldView is the life of one transfer kind's holds.
@@ -402,6 +439,7 @@ func transferSection(b *book.Book, t *book.Transfer, d api.Transfer, ops []repor
 		}
 		s.Ops = append(s.Ops, or)
 	}
+	s.Reasons = reasonRows(s.Ops, lang)
 	return s, nil
 }
 

@@ -1,6 +1,7 @@
 package doc
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,6 +199,40 @@ func TestPagesWriteTheStatements(t *testing.T) {
 		head := diag.T("## Statements", "## 明細").In(lang)
 		if !strings.Contains(string(text), head+"\n") || !strings.Contains(string(text), "### "+md(s.Accounts[0].Account)+"\n") {
 			t.Errorf("%v: the Markdown page has no statements section", lang)
+		}
+	}
+}
+
+// TestReasonsSaidOnce: the table of refusals says a reason once for all
+// the operations it may refuse with the same meaning, and leaves out no
+// refusal of any operation.
+func TestReasonsSaidOnce(t *testing.T) {
+	p := pageOf(t, shopBook, diag.English)
+	pay := p.Transfers[1]
+	seen := map[[2]string]bool{}
+	merged := false
+	for _, r := range pay.Reasons {
+		k := [2]string{r.Reason, r.Meaning}
+		if seen[k] {
+			t.Errorf("%s is said twice", r.Reason)
+		}
+		seen[k] = true
+		merged = merged || len(r.Ops) > 1
+	}
+	if !merged {
+		t.Errorf("no reason of pay is given by two operations: %+v", pay.Reasons)
+	}
+	for _, o := range pay.Ops {
+		for _, rf := range o.Refusals {
+			found := 0
+			for _, r := range pay.Reasons {
+				if r.Reason == rf.Reason && r.Meaning == rf.Meaning && slices.Contains(r.Ops, o.Op) {
+					found++
+				}
+			}
+			if found != 1 {
+				t.Errorf("%s: %s is in %d rows", o.Op, rf.Reason, found)
+			}
 		}
 	}
 }
