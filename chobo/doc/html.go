@@ -237,9 +237,9 @@ func nameHTML(s string) template.HTML {
 // keyValue is a value of a call's key with a hyphen in it (order-3).
 var keyValue = regexp.MustCompile(`: ([^\s,()]*-[^\s,()]*)`)
 
-// callHTML writes a call of a statement for a cell: as nameHTML, and
-// each value with a hyphen kept whole, which a narrow cell would break
-// after its hyphen (order-|3). The call is one element then: on a narrow
+// callHTML writes a call of a statement for a cell: as nameHTML, and no
+// value with a hyphen broken after it (order-|3), where a narrow cell
+// would break it; a long value still breaks between its words. The call is one element then: on a narrow
 // screen a cell lays out its children side by side, beside the name of
 // its column (page.css), and would split it.
 func callHTML(s string) template.HTML {
