@@ -131,6 +131,7 @@ func HTML(p *Page) ([]byte, error) {
 	fm["code"] = codeHTML
 	fm["plain"] = plainHTML
 	fm["call"] = callHTML
+	// names writes a list of names, each as name does.
 	fm["names"] = func(list []string) template.HTML {
 		parts := make([]string, len(list))
 		for i, n := range list {
@@ -239,9 +240,10 @@ var keyValue = regexp.MustCompile(`: ([^\s,()]*-[^\s,()]*)`)
 
 // callHTML writes a call of a statement for a cell: as nameHTML, and no
 // value with a hyphen broken after it (order-|3), where a narrow cell
-// would break it; a long value still breaks between its words. The call is one element then: on a narrow
-// screen a cell lays out its children side by side, beside the name of
-// its column (page.css), and would split it.
+// would break it; a long value still breaks between its words. The call
+// is one element then: on a narrow screen a cell lays out its children
+// side by side, beside the name of its column (page.css), and would
+// split it.
 func callHTML(s string) template.HTML {
 	h := string(nameHTML(s))
 	if w := keyValue.ReplaceAllString(h, `: <span class="nw">$1</span>`); w != h {

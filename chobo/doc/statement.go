@@ -27,8 +27,6 @@ type Statements struct {
 	// Untouched are the account kinds the scenario leaves alone.
 	Untouched []string
 	Holds     []OpenHoldRow
-	// Limit is the most entries a statement shows.
-	Limit int
 }
 
 // AccountStatement is the statement of one account: its first entries,
@@ -96,7 +94,7 @@ func statementsOf(b *book.Book, scs []scenario.Scenario, lang diag.Lang) *Statem
 		return nil
 	}
 	s := bestState
-	v := &Statements{Number: best + 1, Title: groupNumbers(scs[best].Title(lang)), Steps: len(scs[best].Steps), Limit: statementLimit}
+	v := &Statements{Number: best + 1, Title: groupNumbers(scs[best].Title(lang)), Steps: len(scs[best].Steps)}
 	for _, k := range b.Accounts {
 		acc, ok := firstOf(s, k)
 		if !ok {
