@@ -158,11 +158,15 @@ func browserPages(t *testing.T, dir string) (files []string, english string) {
 	}
 	// A book wider than any example in every way (long descriptions and
 	// names, thirteen accounts, many transfers, amounts in the millions),
-	// in both languages: the layout must hold for it too.
+	// in both languages: the layout must hold for it too. Its own
+	// scenario reaches every account and leaves a hold open, so that the
+	// statements show all of their parts: an account with more entries
+	// than they show, and a hold still open.
 	forgetWords(t, labels, filepath.Join(browserDir, "wide.book"))
+	forgetWords(t, labels, filepath.Join(browserDir, "wide.more.json"))
 	for _, lang := range []string{"en", "ja"} {
 		out := filepath.Join(dir, lang)
-		args := []string{"doc", "wide.book", "--format", "html", "--lang", lang, "--out", out}
+		args := []string{"doc", "wide.book", "--format", "html", "--lang", lang, "--out", out, "--scenario", "wide.more.json"}
 		if _, stderr, code := run(browserDir, nil, args...); code != cli.ExitOK {
 			t.Fatalf("chobo %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 		}
@@ -263,6 +267,9 @@ func TestBrowserPages(t *testing.T) {
 			}
 		}
 		checkStatementsReported(t, report, base, "")
+		if strings.HasPrefix(base, "wide.") && !regexp.MustCompile(`(?m)^ok   `+regexp.QuoteMeta(base)+`\.html: 360px: the [0-9]+ rows of the 2 tables of the statements`).MatchString(report) {
+			t.Errorf("%s: the statements show no hold left open", base)
+		}
 		if !strings.Contains(report, "ok   "+base+".html: the statements link opens ") {
 			t.Errorf("%s: the report does not say the statements link was followed", base)
 		}
@@ -275,7 +282,7 @@ func TestBrowserPages(t *testing.T) {
 func checkStatementsReported(t *testing.T, report, base, browser string) {
 	t.Helper()
 	for _, c := range [][2]string{{"360", "cards"}, {"1280", "table rows"}} {
-		line := regexp.MustCompile(`(?m)^ok   ` + regexp.QuoteMeta(base) + `\.html: ` + c[0] + `px: the ([0-9]+) rows of the statements are ` + c[1] + `,`)
+		line := regexp.MustCompile(`(?m)^ok   ` + regexp.QuoteMeta(base) + `\.html: ` + c[0] + `px: the ([0-9]+) rows of the [0-9]+ tables of the statements are ` + c[1] + `,`)
 		if m := line.FindStringSubmatch(report); m == nil || m[1] == "0" {
 			t.Errorf("%s: the report has no check that the statements are %s at %s px%s", base, c[1], c[0], browser)
 		}

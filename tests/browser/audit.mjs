@@ -87,8 +87,10 @@ export function audit(english) {
   const section = heading && heading.closest("section");
   const cards = matchMedia("(max-width: 47.99rem)").matches;
   let rows = 0;
+  let tables = 0;
   if (section) {
     for (const table of section.querySelectorAll("table")) {
+      tables++;
       const td = getComputedStyle(table).display;
       if (td !== (cards ? "block" : "table")) {
         out.statements.push(`a table of the statements is display: ${td}`);
@@ -136,6 +138,7 @@ export function audit(english) {
     }
   }
   out.counts.statements = section ? rows : -1;
+  out.counts.statementTables = tables;
   out.counts.cards = cards;
 
   // Every arrow ends inside a box; a hold's life lies in the window.
