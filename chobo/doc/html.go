@@ -131,6 +131,7 @@ func HTML(p *Page) ([]byte, error) {
 	fm["code"] = codeHTML
 	fm["plain"] = plainHTML
 	fm["call"] = callHTML
+	fm["moves"] = movesHTML
 	// names writes a list of names, each as name does.
 	fm["names"] = func(list []string) template.HTML {
 		parts := make([]string, len(list))
@@ -250,6 +251,19 @@ func callHTML(s string) template.HTML {
 		h = "<span>" + w + "</span>"
 	}
 	return template.HTML(h)
+}
+
+// accountArgs are the values of an account in a text, with a hyphen in
+// them: (KANTO-NORTH).
+var accountArgs = regexp.MustCompile(`\(([^()\s]*-[^()\s]*)\)`)
+
+// movesHTML writes what a hold moves for a cell: the names in it break
+// between their words and not after the hyphen of a value, and the text
+// is one element, as callHTML's.
+func movesHTML(s string) template.HTML {
+	h := strings.ReplaceAll(template.HTMLEscapeString(s), "_", "_<wbr>")
+	h = accountArgs.ReplaceAllString(h, `(<span class="nw">$1</span>)`)
+	return template.HTML("<span>" + h + "</span>")
 }
 
 // codeHTML writes a text of the page's own, where the words a reader

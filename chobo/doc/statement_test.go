@@ -236,3 +236,20 @@ func TestReasonsSaidOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestStatementCellsKeepValuesWhole: in a cell of a statement, a value
+// with a hyphen does not break after it, a long name breaks between its
+// words, and the text is one element, which a narrow card keeps in one
+// column.
+func TestStatementCellsKeepValuesWhole(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{string(callHTML("pay.do(id: p-1)")), `<span>pay.do(id: <span class="nw">p-1</span>)</span>`},
+		{string(callHTML("pay.do(id: p1)")), `pay.do(id: p1)`},
+		{string(callHTML("a_long_transfer_name.do(key_name: k-1)")), `<span>a_<wbr>long_<wbr>transfer_<wbr>name.do<wbr>(key_<wbr>name: <span class="nw">k-1</span>)</span>`},
+		{string(movesHTML("3 from shelf_area(KANTO-NORTH) to <shop>")), `<span>3 from shelf_<wbr>area(<span class="nw">KANTO-NORTH</span>) to &lt;shop&gt;</span>`},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %s, want %s", c.got, c.want)
+		}
+	}
+}
