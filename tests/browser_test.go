@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -157,11 +158,15 @@ func browserPages(t *testing.T, dir string) (files []string, english string) {
 	}
 	// A book wider than any example in every way (long descriptions and
 	// names, thirteen accounts, many transfers, amounts in the millions),
-	// in both languages: the layout must hold for it too.
+	// in both languages: the layout must hold for it too. Its own
+	// scenario reaches every account and leaves a hold open, so that the
+	// statements show all of their parts: an account with more entries
+	// than they show, and a hold still open.
 	forgetWords(t, labels, filepath.Join(browserDir, "wide.book"))
+	forgetWords(t, labels, filepath.Join(browserDir, "wide.more.json"))
 	for _, lang := range []string{"en", "ja"} {
 		out := filepath.Join(dir, lang)
-		args := []string{"doc", "wide.book", "--format", "html", "--lang", lang, "--out", out}
+		args := []string{"doc", "wide.book", "--format", "html", "--lang", lang, "--out", out, "--scenario", "wide.more.json"}
 		if _, stderr, code := run(browserDir, nil, args...); code != cli.ExitOK {
 			t.Fatalf("chobo %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 		}
@@ -226,7 +231,9 @@ func screenshotDir(t *testing.T, pattern string) string {
 // is whole and in the window, every arrow ends in a box and a hold's life
 // fits the window, no name breaks inside a word, every number is grouped
 // and a Japanese page writes no English label; no two texts of the flow
-// diagram overlap; for the examples and for tests/browser/wide.book.
+// diagram overlap; the statements section is cards at 360 px and a
+// table at 1280 px, and its link opens the stepper at the end of its
+// scenario; for the examples and for tests/browser/wide.book.
 // Screenshots at 360 and 1280 px, light and dark, go to
 // $CHOBO_SCREENSHOTS or tests/browser/screenshots.
 func TestBrowserPages(t *testing.T) {
@@ -258,6 +265,26 @@ func TestBrowserPages(t *testing.T) {
 			if !strings.Contains(report, "ok   "+base+".html: "+w+"px: none of ") {
 				t.Errorf("%s: the report has no check of names at %s px", base, w)
 			}
+		}
+		checkStatementsReported(t, report, base, "")
+		if strings.HasPrefix(base, "wide.") && !regexp.MustCompile(`(?m)^ok   `+regexp.QuoteMeta(base)+`\.html: 360px: the [0-9]+ rows of the 2 tables of the statements`).MatchString(report) {
+			t.Errorf("%s: the statements show no hold left open", base)
+		}
+		if !strings.Contains(report, "ok   "+base+".html: the statements link opens ") {
+			t.Errorf("%s: the report does not say the statements link was followed", base)
+		}
+	}
+}
+
+// checkStatementsReported holds every page to a statements section that
+// the browser laid out as cards at 360 px and as a table at 1280 px:
+// every page of the browser tests has one.
+func checkStatementsReported(t *testing.T, report, base, browser string) {
+	t.Helper()
+	for _, c := range [][2]string{{"360", "cards"}, {"1280", "table rows"}} {
+		line := regexp.MustCompile(`(?m)^ok   ` + regexp.QuoteMeta(base) + `\.html: ` + c[0] + `px: the ([0-9]+) rows of the [0-9]+ tables of the statements are ` + c[1] + `,`)
+		if m := line.FindStringSubmatch(report); m == nil || m[1] == "0" {
+			t.Errorf("%s: the report has no check that the statements are %s at %s px%s", base, c[1], c[0], browser)
 		}
 	}
 }
@@ -327,6 +354,7 @@ func TestBrowserFirefox(t *testing.T) {
 				t.Errorf("%s: the report has no check of names at %s px in Firefox", base, w)
 			}
 		}
+		checkStatementsReported(t, report, base, " in Firefox")
 	}
 }
 

@@ -291,11 +291,17 @@ func TestFlowNumbersMovesThatReadAlike(t *testing.T) {
 }
 
 // TestBareStyleAndScript: the page's style and script lose their
-// comments and indentation and keep every rule and statement.
+// comments and indentation, the style its spaces around punctuation,
+// and both keep every rule and statement.
 func TestBareStyleAndScript(t *testing.T) {
 	css := "/* why */\na { b: c; }\n  /* two\n  lines */\n  d { e: f; } /* after */\n"
-	if got := string(bareStyle([]byte(css))); got != "a { b: c; }\nd { e: f; }\n" {
+	if got := string(bareStyle([]byte(css))); got != "a{b:c}\nd{e:f}\n" {
 		t.Errorf("bareStyle = %q", got)
+	}
+	// The spaces inside a value or a selector that mean something stay.
+	css = "h1, h2 > a:hover { font: 15px/1.5 \"Segoe UI\", sans-serif; margin: 0 auto; }\n@media (max-width: 47.99rem) {\n  td { x: y; }\n}\n"
+	if got, want := string(bareStyle([]byte(css))), "h1,h2 > a:hover{font:15px/1.5 \"Segoe UI\",sans-serif;margin:0 auto}\n@media (max-width:47.99rem){\ntd{x:y}\n}\n"; got != want {
+		t.Errorf("bareStyle = %q, want %q", got, want)
 	}
 	js := "// why\n(function () {\n  var a = 1; // kept\n\n  // gone\n  return a;\n})();\n"
 	if got := string(bareScript([]byte(js))); got != "(function () {\nvar a = 1; // kept\nreturn a;\n})();\n" {

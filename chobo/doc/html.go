@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -128,6 +129,17 @@ func HTML(p *Page) ([]byte, error) {
 	fm := template.FuncMap(words(p.Lang))
 	fm["name"] = nameHTML
 	fm["code"] = codeHTML
+	fm["plain"] = plainHTML
+	fm["call"] = callHTML
+	fm["moves"] = movesHTML
+	// names writes a list of names, each as name does.
+	fm["names"] = func(list []string) template.HTML {
+		parts := make([]string, len(list))
+		for i, n := range list {
+			parts[i] = string(nameHTML(n))
+		}
+		return template.HTML(strings.Join(parts, diag.T(", ", "、").In(p.Lang)))
+	}
 	tmpl, err := template.New("page.html.tmpl").Funcs(fm).ParseFS(templates, "templates/page.html.tmpl", "templates/transfer.html.tmpl")
 	if err != nil {
 		return nil, err
@@ -172,7 +184,18 @@ func bareStyle(css []byte) []byte {
 		}
 		css = css[i+2+j+2:]
 	}
-	return bareLines(out, nil)
+	return compactRules(bareLines(out, nil))
+}
+
+// compactRules drops the spaces a rule reads well with but the browser
+// does without: after a colon, a semicolon or a comma, around braces,
+// and the semicolon before a closing brace. The stylesheet writes no
+// string or selector where one of these spaces means something.
+func compactRules(css []byte) []byte {
+	for _, r := range [][2]string{{"; ", ";"}, {": ", ":"}, {" {", "{"}, {"{ ", "{"}, {" }", "}"}, {", ", ","}, {";}", "}"}} {
+		css = bytes.ReplaceAll(css, []byte(r[0]), []byte(r[1]))
+	}
+	return css
 }
 
 // bareScript is the stepper as the page carries it: without its comment
@@ -213,6 +236,36 @@ func nameHTML(s string) template.HTML {
 	return template.HTML(strings.Replace(esc, "(", "<wbr>(", 1))
 }
 
+// keyValue is a value of a call's key with a hyphen in it (order-3).
+var keyValue = regexp.MustCompile(`: ([^\s,()]*-[^\s,()]*)`)
+
+// callHTML writes a call of a statement for a cell: as nameHTML, and no
+// value with a hyphen broken after it (order-|3), where a narrow cell
+// would break it; a long value still breaks between its words. The call
+// is one element then: on a narrow screen a cell lays out its children
+// side by side, beside the name of its column (page.css), and would
+// split it.
+func callHTML(s string) template.HTML {
+	h := string(nameHTML(s))
+	if w := keyValue.ReplaceAllString(h, `: <span class="nw">$1</span>`); w != h {
+		h = "<span>" + w + "</span>"
+	}
+	return template.HTML(h)
+}
+
+// accountArgs are the values of an account in a text, with a hyphen in
+// them: (KANTO-NORTH).
+var accountArgs = regexp.MustCompile(`\(([^()\s]*-[^()\s]*)\)`)
+
+// movesHTML writes what a hold moves for a cell: the names in it break
+// between their words and not after the hyphen of a value, and the text
+// is one element, as callHTML's.
+func movesHTML(s string) template.HTML {
+	h := strings.ReplaceAll(template.HTMLEscapeString(s), "_", "_<wbr>")
+	h = accountArgs.ReplaceAllString(h, `(<span class="nw">$1</span>)`)
+	return template.HTML("<span>" + h + "</span>")
+}
+
 // codeHTML writes a text of the page's own, where the words a reader
 // types or calls (`post`, `chobo scenarios`) are between backticks as in
 // the Markdown page, with those words as code: without the mark, a
@@ -222,6 +275,11 @@ func codeHTML(s string) template.HTML {
 		return "<code>" + template.HTMLEscapeString(c) + "</code>"
 	}))
 }
+
+// plainHTML escapes what HTML needs escaped and no more: the template
+// would write each sign of an amount's change as an entity five times
+// its size.
+func plainHTML(s string) template.HTML { return template.HTML(template.HTMLEscapeString(s)) }
 
 func hash(b []byte) string {
 	sum := sha256.Sum256(b)

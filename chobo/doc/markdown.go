@@ -18,12 +18,14 @@ import (
 var templates embed.FS
 
 // words are the helpers of both templates: t picks the text in lang,
-// count puts a number into a text, inc counts from 1.
+// count puts a number into a text, inc counts from 1, join writes a list
+// as a sentence of lang does.
 func words(lang diag.Lang) map[string]any {
 	return map[string]any{
-		"t":   func(en, ja string) string { return diag.T(en, ja).In(lang) },
-		"inc": func(i int) int { return i + 1 },
-		"dec": func(i int) int { return i - 1 },
+		"t":    func(en, ja string) string { return diag.T(en, ja).In(lang) },
+		"inc":  func(i int) int { return i + 1 },
+		"dec":  func(i int) int { return i - 1 },
+		"join": func(list []string) string { return strings.Join(list, diag.T(", ", "、").In(lang)) },
 		"count": func(n int, en, ja string) string {
 			return diag.T(fmt.Sprintf(en, n), fmt.Sprintf(ja, n)).In(lang)
 		},

@@ -1,6 +1,7 @@
 // Package doc builds the page `chobo doc` writes for the people who run a
 // ledger: what the accounts are, where amounts flow, how a hold ends, why
-// a call is refused, and every generated scenario step by step. Build
+// a call is refused, every generated scenario step by step, and the
+// statements of one scenario's accounts, as a client reads them. Build
 // turns a book into a Page, the one content both formats share; Markdown
 // writes it with Mermaid diagrams, HTML as one self-contained file whose
 // diagrams come from package draw and whose stepper reads the per-step
@@ -47,6 +48,9 @@ type Page struct {
 	// given; they come before the generated ones and are numbered first.
 	Own       []ScenarioFile
 	Scenarios []ScenarioView
+	// Statements shows the history of one scenario as statements read
+	// it; nil when no scenario writes any entry.
+	Statements *Statements
 	// Warnings is what `chobo check` prints for the book's warnings, in
 	// the page's language; empty when there are none.
 	Warnings string
@@ -98,6 +102,43 @@ type TransferSection struct {
 	Ends     string     // how a call of it ends: at once, or how its holds end
 	Hold     *HoldView  // nil for a transfer that posts at once
 	Ops      []OpReport // the operations and what each may be refused with
+	// Reasons is the table of refusals: one row per reason and meaning,
+	// with every operation it may refuse, in the order first met.
+	Reasons []ReasonRow
+}
+
+// ReasonRow is one row of the table of refusals: what a reason means,
+// for the operations it may refuse. An operation that no call was found
+// to refuse has a row of its own, with no reason.
+type ReasonRow struct {
+	Ops     []string
+	Reason  string // "—" for an operation without a refusal
+	Meaning string
+}
+
+// reasonRows gathers the refusals of ops by reason and meaning: a reason
+// every operation of a transfer may give (key_conflict) is said once.
+func reasonRows(ops []OpReport, lang diag.Lang) []ReasonRow {
+	var out []ReasonRow
+	at := map[[2]string]int{}
+	add := func(op, reason, meaning string) {
+		k := [2]string{reason, meaning}
+		if i, ok := at[k]; ok {
+			out[i].Ops = append(out[i].Ops, op)
+			return
+		}
+		at[k] = len(out)
+		out = append(out, ReasonRow{Ops: []string{op}, Reason: reason, Meaning: meaning})
+	}
+	for _, o := range ops {
+		if len(o.Refusals) == 0 {
+			add(o.Op, "—", T("no refusal found", "拒否される例は見つかりません").In(lang))
+		}
+		for _, r := range o.Refusals {
+			add(o.Op, r.Reason, r.Meaning)
+		}
+	}
+	return out
 }
 
 // HoldView is the life of one transfer kind's holds.
@@ -225,7 +266,9 @@ func Build(b *book.Book, diags diag.List, rep report.Report, own []OwnFile, lang
 		return nil, err
 	}
 	n := 0
+	var all []scenario.Scenario
 	for _, f := range own {
+		all = append(all, f.Scenarios...)
 		sf := ScenarioFile{File: filepath.Base(f.File), Scenarios: make([]ScenarioView, len(f.Scenarios))}
 		first := n
 		err = eachAtOnce(len(f.Scenarios), func(i int) (err error) {
@@ -247,6 +290,7 @@ func Build(b *book.Book, diags diag.List, rep report.Report, own []OwnFile, lang
 	if err != nil {
 		return nil, err
 	}
+	p.Statements = statementsOf(b, append(all, scs...), lang)
 	var w bytes.Buffer
 	for _, dg := range diags {
 		if dg.Severity != diag.Error {
@@ -395,6 +439,7 @@ func transferSection(b *book.Book, t *book.Transfer, d api.Transfer, ops []repor
 		}
 		s.Ops = append(s.Ops, or)
 	}
+	s.Reasons = reasonRows(s.Ops, lang)
 	return s, nil
 }
 
@@ -643,18 +688,7 @@ func ledgerOf(accs []interp.AccountBalance, lang diag.Lang) []LedgerRow {
 	for _, a := range accs {
 		r := LedgerRow{Account: a.Account.String(), Posted: amountOf(a.Account, a.Balance.Posted),
 			HeldOut: amountOf(a.Account, a.Balance.HeldOut), HeldIn: amountOf(a.Account, a.Balance.HeldIn)}
-		sc := a.Account.Kind.Unit.Scale
-		r.Text = amount(a.Balance.Posted, sc)
-		var held []string
-		if a.Balance.HeldOut != 0 {
-			held = append(held, T("held out ", "出ていく仮押さえ ").In(lang)+amount(a.Balance.HeldOut, sc))
-		}
-		if a.Balance.HeldIn != 0 {
-			held = append(held, T("held in ", "入ってくる仮押さえ ").In(lang)+amount(a.Balance.HeldIn, sc))
-		}
-		if len(held) > 0 {
-			r.Text = diag.Paren(lang, r.Text, strings.Join(held, T(", ", "、").In(lang)))
-		}
+		r.Text = balanceText(a.Balance, a.Account.Kind.Unit.Scale, lang)
 		out = append(out, r)
 	}
 	return out

@@ -14,9 +14,13 @@
 //   numbers   numbers of four digits or more written without grouping
 //   english   words of `english` (the English labels of the page) on a
 //             Japanese page
+//   statements  the rows of the statements section that are not laid out
+//             as the width wants (on a narrow screen a card per row, each
+//             cell beside the name of its column; on a wide one a table),
+//             and anything of the section past the right edge
 export function audit(english) {
   const vw = document.documentElement.clientWidth;
-  const out = { overflow: [], cells: [], arrows: [], names: [], numbers: [], english: [], counts: {} };
+  const out = { overflow: [], cells: [], arrows: [], names: [], numbers: [], english: [], statements: [], counts: {} };
   const short = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 60);
   const visible = (el) => {
     for (let e = el; e; e = e.parentElement) {
@@ -76,6 +80,67 @@ export function audit(english) {
   }
   out.counts.cells = cells;
 
+  // The statements: the same media query as page.css decides whether a
+  // table is a list of cards. A card is a block; each of its cells but
+  // the first (which heads it) shows its column's name before it.
+  const heading = document.getElementById("statements");
+  const section = heading && heading.closest("section");
+  const cards = matchMedia("(max-width: 47.99rem)").matches;
+  let rows = 0;
+  let tables = 0;
+  if (section) {
+    for (const table of section.querySelectorAll("table")) {
+      tables++;
+      const td = getComputedStyle(table).display;
+      if (td !== (cards ? "block" : "table")) {
+        out.statements.push(`a table of the statements is display: ${td}`);
+      }
+      for (const body of table.tBodies) {
+        for (const tr of body.rows) {
+          rows++;
+          const d = getComputedStyle(tr).display;
+          if (d !== (cards ? "block" : "table-row")) {
+            out.statements.push(`the row "${short(tr.textContent)}" is display: ${d}`);
+          }
+          [...tr.cells].forEach((c, i) => {
+            if (c.tagName !== "TD" || c.colSpan > 1) {
+              return; // an account heading its entries, or the count of those left out
+            }
+            const label = c.getAttribute("data-label");
+            if (!label) {
+              out.statements.push(`the cell "${short(c.textContent)}" has no name of its column`);
+            } else if (cards && i > 0 && ["none", "normal", '""'].includes(getComputedStyle(c, "::before").content)) {
+              out.statements.push(`the cell "${short(c.textContent)}" does not show its column's name "${label}"`);
+            } else if (cards && i > 0) {
+              // Beside the name of its column, the content starts each of
+              // its lines where its first starts: none of it falls under
+              // the name.
+              const range = document.createRange();
+              range.selectNodeContents(c);
+              const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+              if (rects.some((r) => r.left < rects[0].left - 1)) {
+                out.statements.push(`the cell "${short(c.textContent)}" is split across the columns of its card`);
+              }
+            }
+          });
+        }
+      }
+    }
+    for (const el of section.querySelectorAll("*")) {
+      const head = el.closest("thead");
+      if (head && getComputedStyle(head).position === "absolute") {
+        continue; // the names of the columns, kept for screen readers: each card shows them
+      }
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && (r.right > vw + 0.5 || r.left < -0.5)) {
+        out.statements.push(`${el.tagName.toLowerCase()} lies ${Math.round(r.left)} to ${Math.round(r.right)}px of ${vw}px ("${short(el.textContent)}")`);
+      }
+    }
+  }
+  out.counts.statements = section ? rows : -1;
+  out.counts.statementTables = tables;
+  out.counts.cards = cards;
+
   // Every arrow ends inside a box; a hold's life lies in the window.
   let arrows = 0;
   for (const svg of document.querySelectorAll("svg.chobo-flow, svg.chobo-life")) {
@@ -102,7 +167,7 @@ export function audit(english) {
   out.counts.arrows = arrows;
 
   // Names and calls break only between words.
-  const nameSelector = "td:first-child, th[scope=row], table.ops td:nth-child(2), #transfers h3, summary, ol.calls li, ol.steps button > span:first-child, .n";
+  const nameSelector = "td:first-child, th[scope=row], table.ops td:nth-child(2), #transfers h3, summary, ol.calls li, ol.steps button > span:first-child, ul.ledger li, table.statement td:nth-child(2)";
   let names = 0;
   for (const el of document.querySelectorAll(nameSelector)) {
     if (!visible(el)) {

@@ -120,4 +120,8 @@ export function reportAudit(report, where, width, a) {
   report.check(where, `${width}px: none of ${c.names} names and calls breaks inside a word`, a.names.slice(0, 5));
   report.check(where, `${width}px: every number of ${c.texts} texts has its digits grouped`, a.numbers.slice(0, 5));
   report.check(where, `${width}px: no English label on a Japanese page`, a.english.slice(0, 5));
+  if (c.statements >= 0) {
+    report.check(where, `${width}px: the ${c.statements} rows of the ${c.statementTables} tables of the statements are ${c.cards ? "cards" : "table rows"}, each cell named by its column, within the window`,
+      c.statements > 0 ? a.statements.slice(0, 5) : ["the statements section has no row"]);
+  }
 }

@@ -110,6 +110,7 @@ async function checkPage(file, where) {
     lit = await checkStepper(page, data, where, open);
     await checkFocus(page, data, where);
     await checkNames(page, where);
+    await checkStatementsLink(page, data, where);
     // The screenshots show a step with its arrows lit.
     await goTo(page, data, lit || { s: 0, o: 0, k: 0 });
   }
@@ -445,6 +446,51 @@ async function checkFragment(page, data, where, open, at) {
   await fresh.close();
   const problems = differences(data, at.s, at.o, at.k, dom);
   report.check(where, `reopening ${hash || "(no fragment)"} shows ${placeName(at.s, at.o, at.k)}`, problems);
+}
+
+// checkStatementsLink follows the link of the statements section: the
+// stepper must show the last step of the scenario the section names, in
+// its first outcome, with the same title in the list of scenarios.
+async function checkStatementsLink(page, data, where) {
+  const link = await page.evaluate(() => {
+    const a = document.querySelector('section[aria-labelledby="statements"] a[href^="#scenario="]');
+    return a ? { href: a.getAttribute("href"), text: a.textContent } : null;
+  });
+  if (!link) {
+    report.ok(where, "no statements section: no link to follow");
+    return;
+  }
+  const m = /^#scenario=(\d+)&step=(\d+)$/.exec(link.href);
+  if (!m) {
+    report.check(where, `the statements link ${link.href} names a scenario and a step`, ["it does not"]);
+    return;
+  }
+  const s = Number(m[1]) - 1;
+  const k = Number(m[2]) - 1;
+  const sc = data.scenarios[s];
+  const problems = [];
+  if (!sc) {
+    problems.push(`the page has no scenario ${s + 1}`);
+  } else {
+    if (k !== sc.steps.length - 1) {
+      problems.push(`step ${k + 1} is not the last of ${sc.steps.length}`);
+    }
+    await page.click('section[aria-labelledby="statements"] a[href^="#scenario="]');
+    const text = `${say(data.texts.stepOf, k + 1, sc.steps.length)}: ${sc.steps[k].label}`;
+    await page.waitForFunction((t) => document.getElementById("position").textContent === t, text, { timeout: 10000 }).catch(() => {});
+    const shown = await page.evaluate(() => ({
+      position: document.getElementById("position").textContent,
+      title: document.getElementById("scenario").selectedOptions[0].textContent,
+    }));
+    if (shown.position !== text) {
+      problems.push(`the stepper shows "${shown.position}", want "${text}"`);
+    }
+    if (shown.title !== link.text) {
+      problems.push(`the list of scenarios shows "${shown.title}", the link "${link.text}"`);
+    }
+    problems.push(...differences(data, s, 0, k, await readState(page)));
+  }
+  report.check(where, `the statements link opens ${sc ? placeName(s, 0, k) : link.href}, the end of the scenario they are of`, problems);
 }
 
 // checkFocus tabs to #next and on to the first step button: both must
