@@ -218,7 +218,7 @@ func (g *gen) holdHistory(t *book.Transfer) bool {
 	first := found[len(found)-1].Call
 	ref := subjectRef(t)
 	steps, ok := g.stocked(first, 6)
-	if !ok {
+	if !ok || len(steps) > len(found)+1 {
 		steps = found
 	}
 	if steps, ok = g.then(steps, search.KeyCall(first, book.Post)); !ok {
@@ -277,12 +277,8 @@ func (g *gen) holdHistory(t *book.Transfer) bool {
 	acc := accountOf(ref, first)
 	calls := callSteps(steps)
 	calls = slices.Insert(calls, openAt, Step{Read: &ReadStep{Kind: ReadHolds, Account: &acc, AfterStep: -1}})
-	reads := historyReads{acc: acc, t: t, passed: passed,
-		keys: [][]string{keyOf(first), keyOf(last)}}
-	if other := otherKind(g.b, t); other != nil {
-		reads.kinds = []*book.Transfer{t, other}
-	}
-	reads.holdsOf = t
+	reads := historyReads{accs: []interp.Account{acc}, passed: passed, holdsOf: t,
+		keys: []callKey{{t, keyOf(first)}, {t, keyOf(last)}}}
 	sc := Scenario{
 		Name:    fmt.Sprintf("%s: the history of %s, read back", t.Name, strings.Join(stages, ", ")),
 		TitleJa: fmt.Sprintf("%s: %sの記録を読み返す", t.Name, strings.Join(stagesJa, "、")),
@@ -316,6 +312,11 @@ func (g *gen) doHistory() bool {
 		if !ok {
 			continue
 		}
+		// Filled at once for both calls, where the search's example
+		// fills bit by bit.
+		if stocked, ok := g.stocked(found[len(found)-1].Call, 2); ok && len(stocked) < len(found) {
+			found = stocked
+		}
 		// Each example names its values from 1: apart, they are apart.
 		run, _, ok := g.s.Simulate(append(slices.Clone(steps), apart(found, i)...))
 		if !ok || run[len(run)-1].Result.Outcome != interp.Done {
@@ -338,20 +339,15 @@ func (g *gen) doHistory() bool {
 			seconds = append(seconds, next)
 		}
 	}
-	acc := accountOf(refs[0], firsts[0])
-	reads := historyReads{acc: acc, t: firsts[0].Transfer, passed: passed, keys: [][]string{keyOf(firsts[0])}}
-	if len(seconds) > 0 && seconds[0].Transfer == firsts[0].Transfer {
-		reads.keys = append(reads.keys, keyOf(seconds[0]))
-	}
-	if other := otherKind(g.b, firsts[0].Transfer); other != nil {
-		reads.kinds = []*book.Transfer{firsts[0].Transfer, other}
-	}
-	// The accounts of the other transfers are read whole too.
-	for i := range firsts[1:] {
-		a := accountOf(refs[i+1], firsts[i+1])
-		if a.String() != acc.String() && !slices.ContainsFunc(reads.more, func(x interp.Account) bool { return x.String() == a.String() }) {
-			reads.more = append(reads.more, a)
+	reads := historyReads{passed: passed}
+	for i, c := range firsts {
+		reads.keys = append(reads.keys, callKey{c.Transfer, keyOf(c)})
+		if a := accountOf(refs[i], c); !slices.ContainsFunc(reads.accs, func(x interp.Account) bool { return x.String() == a.String() }) {
+			reads.accs = append(reads.accs, a)
 		}
+	}
+	if len(seconds) > 0 {
+		reads.keys = append(reads.keys, callKey{seconds[0].Transfer, keyOf(seconds[0])})
 	}
 	sc := Scenario{
 		Name:    fmt.Sprintf("calls of %s before and after a pass, read back", strings.Join(names, ", ")),
@@ -385,9 +381,11 @@ func (g *gen) tenants() bool {
 	// it is still done: its entries differ from the first tenant's.
 	bigger := slices.Clone(steps)
 	bigger[len(bigger)-1].Call = plusOne(c)
-	other := diag.T("the same keys and accounts as tenant-a, other amounts", "tenant-a と同じキーと勘定で、額が違う")
+	// The Japanese titles count the tenants: their names are English
+	// words.
+	other := diag.T("the same keys and accounts as tenant-a, other amounts", "二つ目: 一つ目と同じキーと勘定で、額が違う")
 	if run, _, ok := g.s.Simulate(bigger); !ok || run[len(run)-1].Result.Outcome != interp.Done {
-		bigger, other = steps, diag.T("the same calls as tenant-a", "tenant-a と同じ呼び出し")
+		bigger, other = steps, diag.T("the same calls as tenant-a", "二つ目: 一つ目と同じ呼び出し")
 	}
 	kept := false
 	for _, v := range []struct {
@@ -395,7 +393,7 @@ func (g *gen) tenants() bool {
 		steps  []search.Step
 		what   diag.Text
 	}{
-		{"tenant-a", steps, diag.T("a read sees only the calls of its own tenant", "読むと自分のテナントの呼び出しだけが見える")},
+		{"tenant-a", steps, diag.T("a read sees only the calls of its own tenant", "一つ目: 読むと自分のテナントの呼び出しだけが見える")},
 		{"tenant-b", bigger, other},
 	} {
 		calls := callSteps(v.steps)
@@ -405,7 +403,7 @@ func (g *gen) tenants() bool {
 			Step{Read: &ReadStep{Kind: ReadEntries, Transfer: c.Transfer, Key: keyOf(c), AfterStep: -1}},
 			Step{Read: &ReadStep{Kind: ReadBalance, Account: &a, At: 0, AtText: start, AfterStep: -1}})
 		sc := Scenario{Name: fmt.Sprintf("tenants: %s: %s", v.tenant, v.what.En),
-			TitleJa: fmt.Sprintf("テナント: %s: %s", v.tenant, v.what.Ja), Tenant: v.tenant, Steps: calls}
+			TitleJa: "テナント: " + v.what.Ja, Tenant: v.tenant, Steps: calls}
 		if g.addFilled(sc, func(sc Scenario, outs []Outcome) bool {
 			return len(outs[0].Reads[len(sc.Steps)-3].Entries) > 0
 		}) {
@@ -444,43 +442,63 @@ const start = "0 seconds"
 
 // historyReads are the reads that follow the calls of a history family.
 type historyReads struct {
-	acc    interp.Account // read every way
-	more   []interp.Account
-	t      *book.Transfer // the transfer whose calls the family makes
-	passed int64          // the clock right after the family's pass
-	// keys are calls of t whose entries are read.
-	keys [][]string
-	// kinds, when set, filter a statement by kind: t alone, and t with
-	// another kind.
-	kinds []*book.Transfer
-	// holdsOf, when set, has its open holds read, and those of acc.
+	// accs are the accounts whose statements are read whole; the first
+	// where a page can end inside a call, else the one with the most
+	// entries, is read every way.
+	accs   []interp.Account
+	passed int64 // the clock right after the family's pass
+	// keys are calls whose entries are read.
+	keys []callKey
+	// holdsOf, when set, has its open holds read, and those of the
+	// account read every way.
 	holdsOf *book.Transfer
+}
+
+// callKey names a call: its transfer and key values.
+type callKey struct {
+	t   *book.Transfer
+	key []string
 }
 
 // addReads adds the reads to the calls of a history family and keeps
 // the scenario when every read runs, it keeps the rule of Timing, and
-// shows (whole) what shows approves of the statement of the account.
+// shows approves of the whole statement of the account read every way.
 func (g *gen) addReads(sc Scenario, calls []Step, r historyReads, shows func(lines []string) bool) bool {
-	acc := r.acc
+	var acc interp.Account
 	read := func(rd ReadStep) Step {
 		rd.AfterStep = -1
 		if rd.Account == nil && rd.Kind != ReadEntries && rd.Kind != ReadHolds {
-			rd.Account = &acc
+			a := acc
+			rd.Account = &a
 		}
 		return Step{Read: &rd}
 	}
-	whole := len(calls)
-	steps := append(slices.Clone(calls), read(ReadStep{Kind: ReadStatement}))
-	// The statement as a whole tells where a page can end inside a call.
+	steps := slices.Clone(calls)
+	for _, a := range r.accs {
+		steps = append(steps, read(ReadStep{Kind: ReadStatement, Account: &a}))
+	}
+	// The statements as a whole tell which account has most to show and
+	// where a page can end inside a call.
 	outs := Run(g.b, renamed(Scenario{Steps: steps}))
+	whole, split := -1, false
+	for i := range r.accs {
+		got := outs[0].Reads[len(calls)+i]
+		if got == nil || got.Failed != "" {
+			return false
+		}
+		inside := len(got.Entries) > 1 && splitInside(got.Entries)
+		if whole < 0 || (inside && !split) || (inside == split && len(got.Entries) > len(outs[0].Reads[whole].Entries)) {
+			whole, split = len(calls)+i, inside
+		}
+	}
 	first := outs[0].Reads[whole]
-	if first == nil || first.Failed != "" || len(first.Entries) < 2 {
+	if len(first.Entries) < 2 {
 		return false
 	}
-	limit := splitAt(first.Entries)
+	acc = *steps[whole].Read.Account
 	pageStep, newestStep := len(steps), len(steps)+2
 	steps = append(steps,
-		read(ReadStep{Kind: ReadStatement, Name: "page 1", Limit: limit}),
+		read(ReadStep{Kind: ReadStatement, Name: "page 1", Limit: splitAt(first.Entries)}),
 		read(ReadStep{Kind: ReadStatement, Name: "page 2"}),
 		// A page short of the whole, so that the next one has entries.
 		read(ReadStep{Kind: ReadStatement, Name: "newest", Order: interp.Newest, Limit: min(3, len(first.Entries)-1)}),
@@ -493,19 +511,29 @@ func (g *gen) addReads(sc Scenario, calls []Step, r historyReads, shows func(lin
 	steps = append(steps,
 		read(ReadStep{Kind: ReadStatement, To: &to, ToText: passed}),
 		read(ReadStep{Kind: ReadStatement, From: r.passed, FromText: passed}))
-	for _, k := range r.kinds {
+	// By kind: the first kind the statement shows, then a second one it
+	// shows, or else one of the book's it does not.
+	var kinds []*book.Transfer
+	for _, e := range first.Entries {
+		if !slices.Contains(kinds, e.Call.Transfer) {
+			kinds = append(kinds, e.Call.Transfer)
+		}
+	}
+	if len(kinds) == 1 {
+		if o := otherKind(g.b, kinds[0]); o != nil {
+			kinds = append(kinds, o)
+		}
+	}
+	for _, k := range kinds[:min(2, len(kinds))] {
 		steps = append(steps, read(ReadStep{Kind: ReadStatement, Transfers: []*book.Transfer{k}}))
 	}
 	for _, k := range r.keys {
-		steps = append(steps, read(ReadStep{Kind: ReadEntries, Transfer: r.t, Key: k}))
+		steps = append(steps, read(ReadStep{Kind: ReadEntries, Transfer: k.t, Key: k.key}))
 	}
 	if r.holdsOf != nil {
 		steps = append(steps,
 			read(ReadStep{Kind: ReadHolds, Transfer: r.holdsOf}),
 			read(ReadStep{Kind: ReadHolds, Account: &acc}))
-	}
-	for _, a := range r.more {
-		steps = append(steps, read(ReadStep{Kind: ReadStatement, Account: &a}))
 	}
 	steps = append(steps, read(ReadStep{Kind: ReadBalance, At: 0, AtText: start}))
 	sc.Steps = steps
@@ -576,6 +604,12 @@ func splitAt(es []interp.Entry) int {
 		}
 	}
 	return max(1, len(es)/2)
+}
+
+// splitInside reports whether two entries of one call follow each other.
+func splitInside(es []interp.Entry) bool {
+	n := splitAt(es)
+	return n < len(es) && sameCall(es[n], es[n-1])
 }
 
 // sameCall reports whether two entries come from one call: a key names
