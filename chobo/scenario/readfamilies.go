@@ -268,6 +268,10 @@ func (g *gen) holdHistory(t *book.Transfer) bool {
 		}
 		stages, stagesJa = append(stages, "one posted after a pass"), append(stagesJa, "時間が経ってから確定した仮押さえ")
 	}
+	// A second pass, short of any lifetime a book gives, closes a window
+	// around how the hold before the first one ended.
+	steps = append(steps, search.Step{Pass: 1})
+	end := clockAt(steps)
 	open := g.another(first, ref)
 	if steps, ok = g.then(steps, open); !ok {
 		return false
@@ -278,7 +282,7 @@ func (g *gen) holdHistory(t *book.Transfer) bool {
 	calls := callSteps(steps)
 	calls = slices.Insert(calls, openAt, Step{Read: &ReadStep{Kind: ReadHolds, Account: &acc, AfterStep: -1}})
 	reads := historyReads{accs: []interp.Account{acc}, passed: passed, holdsOf: t,
-		keys: []callKey{{t, keyOf(first)}, {t, keyOf(last)}}}
+		keys: []callKey{{t, keyOf(first)}, {t, keyOf(last)}}, until: end}
 	sc := Scenario{
 		Name:    fmt.Sprintf("%s: the history of %s, read back", t.Name, strings.Join(stages, ", ")),
 		TitleJa: fmt.Sprintf("%s: %sの記録を読み返す", t.Name, strings.Join(stagesJa, "、")),
@@ -447,6 +451,9 @@ type historyReads struct {
 	// entries, is read every way.
 	accs   []interp.Account
 	passed int64 // the clock right after the family's pass
+	// until, when above passed, is the clock after a later pass: the
+	// entries from passed until then are read as a window.
+	until int64
 	// keys are calls whose entries are read.
 	keys []callKey
 	// holdsOf, when set, has its open holds read, and those of the
@@ -511,6 +518,10 @@ func (g *gen) addReads(sc Scenario, calls []Step, r historyReads, shows func(lin
 	steps = append(steps,
 		read(ReadStep{Kind: ReadStatement, To: &to, ToText: passed}),
 		read(ReadStep{Kind: ReadStatement, From: r.passed, FromText: passed}))
+	if r.until > r.passed {
+		until := r.until
+		steps = append(steps, read(ReadStep{Kind: ReadStatement, From: r.passed, FromText: passed, To: &until, ToText: syntax.FormatDuration(until)}))
+	}
 	// By kind: the first kind the statement shows, then a second one it
 	// shows, or else one of the book's it does not.
 	var kinds []*book.Transfer

@@ -262,6 +262,7 @@ func TestGeneratedReadsCoverEveryRead(t *testing.T) {
 			for what, ok := range map[string]bool{
 				"limit": rd.Limit > 0, "after": rd.AfterStep >= 0, "newest": rd.Order == interp.Newest,
 				"from": rd.FromText != "", "to": rd.ToText != "", "transfers": len(rd.Transfers) > 0,
+				"a window":            rd.FromText != "" && rd.ToText != "",
 				"holds of an account": rd.Kind == scenario.ReadHolds && rd.Account != nil,
 				"holds of a kind":     rd.Kind == scenario.ReadHolds && rd.Transfer != nil,
 				"newest, after":       rd.Order == interp.Newest && rd.AfterStep >= 0,
@@ -274,7 +275,7 @@ func TestGeneratedReadsCoverEveryRead(t *testing.T) {
 		}
 	}
 	for _, want := range []string{scenario.ReadStatement, scenario.ReadEntries, scenario.ReadHolds, scenario.ReadBalance,
-		"limit", "after", "newest", "from", "to", "transfers", "holds of an account", "holds of a kind", "newest, after", "balance before now"} {
+		"limit", "after", "newest", "from", "to", "a window", "transfers", "holds of an account", "holds of a kind", "newest, after", "balance before now"} {
 		if !have[want] {
 			t.Errorf("no generated read has %s", want)
 		}
