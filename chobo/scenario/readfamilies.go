@@ -209,7 +209,7 @@ func plusOne(c interp.Call) interp.Call {
 // account's history read every way. A hold posted in full; one posted in
 // part (where t's moves take amounts); one voided; one that expires at
 // a pass past its deadline (one that is posted after the pass, when t's
-// holds never expire); and one made after the pass and left open.
+// holds never expire); and, after a second pass, one left open.
 func (g *gen) holdHistory(t *book.Transfer) bool {
 	found, ok := g.success(t)
 	if !ok {
