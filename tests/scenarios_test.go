@@ -27,7 +27,7 @@ func generatedFor(t *testing.T, name string) string {
 // on the books that have what they need: bounds, keys, every hold path,
 // all or nothing, a refused key retried after an earlier move stopped
 // fitting and with other content, races for the last unit and the last
-// room, same account.
+// room, same account, and the histories read back.
 func TestGeneratedFamilies(t *testing.T) {
 	all := ""
 	for _, stem := range []string{"stock_reservation", "wallet", "to_itself", "allocation", "credit", "safety_stock", "retry_after_refusal"} {
@@ -48,6 +48,11 @@ func TestGeneratedFamilies(t *testing.T) {
 		"alone would be refused with", "then the same key with other content: already_refused",
 		"two callers take the last 1 of", "two callers take the last room of",
 		"with the same account on both sides: same_account",
+		"the history of a hold posted in full, one posted in part, one voided, one expired, one left open, read back",
+		"one posted after a pass, one left open, read back",
+		"before and after a pass, read back",
+		"tenants: tenant-a: a read sees only the calls of its own tenant",
+		"tenants: tenant-b: the same keys and accounts as tenant-a, other amounts",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no generated scenario says %q", want)
