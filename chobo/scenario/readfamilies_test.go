@@ -339,3 +339,27 @@ func TestGeneratedReadsAreTheSameEachTime(t *testing.T) {
 		}
 	}
 }
+
+// TestFailuresOfAReadNotMade: an outcome that holds the calls' answers
+// and no reads, as one observed elsewhere than on the interpreter may,
+// fails each read it should have made, and nothing else.
+func TestFailuresOfAReadNotMade(t *testing.T) {
+	b, scs := readScenarios(t, card)
+	sc := scs[len(scs)-1]
+	outs := scenario.Run(b, sc)
+	f := scenario.Failures(sc, []scenario.Outcome{{Results: outs[0].Results}})
+	reads := 0
+	for _, st := range sc.Steps {
+		if st.Read != nil {
+			reads++
+		}
+	}
+	if len(f) != reads || reads == 0 {
+		t.Fatalf("%d reads, failures %q", reads, f)
+	}
+	for _, line := range f {
+		if !strings.HasSuffix(line, "the read was not made") {
+			t.Errorf("%q", line)
+		}
+	}
+}
