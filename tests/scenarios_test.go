@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func generatedFor(t *testing.T, name string) string {
 // on the books that have what they need: bounds, keys, every hold path,
 // all or nothing, a refused key retried after an earlier move stopped
 // fitting and with other content, races for the last unit and the last
-// room, same account.
+// room, same account, and the histories read back.
 func TestGeneratedFamilies(t *testing.T) {
 	all := ""
 	for _, stem := range []string{"stock_reservation", "wallet", "to_itself", "allocation", "credit", "safety_stock", "retry_after_refusal"} {
@@ -47,6 +48,11 @@ func TestGeneratedFamilies(t *testing.T) {
 		"alone would be refused with", "then the same key with other content: already_refused",
 		"two callers take the last 1 of", "two callers take the last room of",
 		"with the same account on both sides: same_account",
+		"the history of a hold posted in full, one posted in part, one voided, one expired, one left open, read back",
+		"one posted after a pass, one left open, read back",
+		"before and after a pass, read back",
+		"tenants: tenant-a: a read sees only the calls of its own tenant",
+		"tenants: tenant-b: the same keys and accounts as tenant-a, other amounts",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no generated scenario says %q", want)
@@ -119,4 +125,69 @@ func TestScenariosKeepTheTimingRule(t *testing.T) {
 		t.Errorf("only %d books and %d scenarios were held to the rule; the walk lost its books", books, scenarios)
 	}
 	t.Logf("%d books, %d scenarios", books, scenarios)
+}
+
+// TestGeneratedReadSteps: every example and case book that checks gets
+// scenarios that read its history, and they run: written as `chobo
+// scenarios` writes them and read back, each keeps the timing rule, no
+// read fails and every expectation holds, so that each backend is
+// compared with the interpreter on the history of every book.
+func TestGeneratedReadSteps(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.book"))
+	for _, c := range cases(t) {
+		paths = append(paths, c.path())
+	}
+	books, reads := 0, 0
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := check.Errors(p, src).Book
+		if b == nil {
+			continue // a book with errors has no scenarios
+		}
+		books++
+		scs, err := scenario.Read(b, scenario.Encode(scenario.Generate(b)))
+		if err != nil {
+			t.Fatalf("%s: the generated scenarios do not read back: %v", p, err)
+		}
+		withReads, n := 0, 0
+		for _, sc := range scs {
+			i := slices.IndexFunc(sc.Steps, func(st scenario.Step) bool { return st.Read != nil })
+			if i < 0 {
+				continue
+			}
+			withReads++
+			outs := scenario.Run(b, sc)
+			if _, err := scenario.Timing(sc, outs); err != nil {
+				t.Errorf("%s: %q: %v", p, sc.Name, err)
+			}
+			if f := scenario.Failures(sc, outs); len(f) > 0 {
+				t.Errorf("%s: %q: %v", p, sc.Name, f)
+			}
+			for j, st := range sc.Steps {
+				if st.Read == nil {
+					continue
+				}
+				n++
+				if st.Read.Expect == nil {
+					t.Errorf("%s: %q: step %d reads and expects nothing", p, sc.Name, j+1)
+				}
+				for _, o := range outs {
+					if r := o.Reads[j]; r == nil || r.Failed != "" {
+						t.Errorf("%s: %q: step %d: the read fails: %+v", p, sc.Name, j+1, r)
+					}
+				}
+			}
+		}
+		if withReads == 0 {
+			t.Errorf("%s: no generated scenario reads the history", p)
+		}
+		reads += n
+	}
+	if books < 50 {
+		t.Errorf("only %d books; the walk lost its books", books)
+	}
+	t.Logf("%d books, %d generated reads", books, reads)
 }

@@ -380,7 +380,8 @@ func ParseAccount(b *book.Book, text string) (Account, error) {
 
 // ChangeText writes an entry's changes, for people and for a scenario's
 // expectations: `posted -2`, `held out +2`, `posted +1, held in -2`; a
-// change of nothing is `posted 0`.
+// change of nothing is `posted 0`, at the unit's scale as every amount
+// (`posted 0.00`).
 func (e Entry) ChangeText(ja bool) string {
 	scale := e.Account.Kind.Unit.Scale
 	names := [3]string{"posted", "held out", "held in"}
@@ -398,7 +399,7 @@ func (e Entry) ChangeText(ja bool) string {
 		}
 	}
 	if len(parts) == 0 {
-		return names[0] + " 0"
+		return names[0] + " " + book.FormatAmount(0, scale)
 	}
 	sep := ", "
 	if ja {

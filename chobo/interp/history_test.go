@@ -338,3 +338,33 @@ func TestParseAccount(t *testing.T) {
 		}
 	}
 }
+
+// A move of 0 writes its entries all the same, and says so at the
+// unit's scale, as every amount of the line is written.
+func TestZeroChangeAtTheUnitsScale(t *testing.T) {
+	b := load(t, `book cents v1
+unit USD scale 2
+account wallet : USD
+  at least 0 refused as short
+account bank : USD outside
+transfer top_up(id: string, amount: USD)
+  key id
+  move amount from bank to wallet
+`)
+	st := interp.New(b)
+	st.KeepHistory()
+	if _, err := st.Apply(interp.Call{Transfer: b.Transfer("top_up"), Op: book.Do, Strings: s("id", "t-1"), Amounts: map[string]int64{"amount": 0}}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := st.Statement(interp.Account{Kind: b.Accounts[0]}, interp.Filter{})
+	if err != nil || len(page.Entries) != 1 {
+		t.Fatalf("%v %v", page, err)
+	}
+	e := page.Entries[0]
+	if got, want := e.String(), "wallet at 0s: top_up.do(id: t-1, amount: 0.00) move 1 in; posted 0.00 -> posted 0.00, held out 0.00, held in 0.00"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := e.ChangeText(true); got != "確定 0.00" {
+		t.Errorf("in Japanese: %s", got)
+	}
+}

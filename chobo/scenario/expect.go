@@ -81,6 +81,12 @@ func FailureTexts(sc Scenario, outcomes []Outcome) []diag.Text {
 // readFailure says how a read's result differs from what it expects:
 // the first line that differs, or a count, or whether more follow.
 func readFailure(i int, rd *ReadStep, got *ReadResult) (diag.Text, bool) {
+	if got == nil {
+		// An outcome from elsewhere than the interpreter (a backend that
+		// reads no history) may hold no result for the read.
+		return diag.T(fmt.Sprintf("step %d: the read was not made", i+1),
+			fmt.Sprintf("ステップ %d: 読んでいません", i+1)), true
+	}
 	if got.Failed != "" {
 		return diag.T(fmt.Sprintf("step %d: the read failed: %s", i+1, got.Failed),
 			fmt.Sprintf("ステップ %d: 読めませんでした: %s", i+1, got.FailedJa)), true

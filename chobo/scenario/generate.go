@@ -14,7 +14,8 @@ import (
 // at and past; keys repeated; every path of a hold; all or nothing; two
 // callers racing for the last unit or the last room; same account. Each
 // is built by running it on the interpreter and kept only when it shows
-// what its name says. Values are distinct within a scenario and numbered
+// what its name says; then, for every book, the read families
+// (readfamilies.go). Values are distinct within a scenario and numbered
 // by first appearance.
 func Generate(b *book.Book) []Scenario {
 	out, _ := GenerateAll(b)
@@ -37,7 +38,13 @@ func GenerateAll(b *book.Book) ([]Scenario, []string) {
 		g.races(t)
 		g.sameAccount(t)
 	}
-	return g.out, g.s.RanOut()
+	ranOut := slices.Clone(g.s.RanOut())
+	for _, op := range g.readFamilies() {
+		if !slices.Contains(ranOut, op) {
+			ranOut = append(ranOut, op)
+		}
+	}
+	return g.out, ranOut
 }
 
 type gen struct {
@@ -146,6 +153,26 @@ func rename(sc *Scenario) {
 				fix(&cp)
 				st.Together[ci][oi] = &cp
 			}
+		}
+		if st.Read != nil {
+			// A read names the values of the calls before it.
+			rd := *st.Read
+			known := func(vs []string) []string {
+				var out []string
+				for _, v := range vs {
+					if names[v] != "" {
+						v = names[v]
+					}
+					out = append(out, v)
+				}
+				return out
+			}
+			if rd.Account != nil {
+				a := interp.Account{Kind: rd.Account.Kind, Args: known(rd.Account.Args)}
+				rd.Account = &a
+			}
+			rd.Key = known(rd.Key)
+			st.Read = &rd
 		}
 	}
 }
