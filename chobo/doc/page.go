@@ -281,7 +281,11 @@ func Build(b *book.Book, diags diag.List, rep report.Report, own []OwnFile, lang
 		n += len(f.Scenarios)
 		p.Own = append(p.Own, sf)
 	}
-	scs := scenario.Generate(b)
+	// The generated scenarios that read the history are left off the
+	// page: they repeat calls the others show, to compare every backend's
+	// reads, and the page shows what a statement looks like in its own
+	// section. A team's own scenarios are shown whatever they hold.
+	scs := slices.DeleteFunc(scenario.Generate(b), scenario.Scenario.Reads)
 	p.Scenarios = make([]ScenarioView, len(scs))
 	err = eachAtOnce(len(scs), func(i int) (err error) {
 		p.Scenarios[i], err = scenarioView(b, n+i+1, scs[i], lang)

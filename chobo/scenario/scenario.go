@@ -44,6 +44,16 @@ func (sc Scenario) Title(lang diag.Lang) string {
 	return diag.T(sc.Name, sc.TitleJa).In(lang)
 }
 
+// Reads says whether the scenario holds a read step.
+func (sc Scenario) Reads() bool {
+	for _, st := range sc.Steps {
+		if st.Read != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Step is exactly one of: a call, time passing, concurrent callers, or
 // a read of the ledger's history.
 type Step struct {
