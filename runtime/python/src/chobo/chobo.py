@@ -94,7 +94,7 @@ class Entry:
     """The move of the transfer kind, from 1 as the book writes them."""
     out: bool
     account: str
-    account_args: tuple[str, ...]
+    account_args: tuple[str, ...] | None
     posted: int
     held_in: int
     held_out: int
@@ -147,8 +147,8 @@ class HoldMove:
     move: int
     from_: str
     to: str
-    from_args: tuple[str, ...]
-    to_args: tuple[str, ...]
+    from_args: tuple[str, ...] | None
+    to_args: tuple[str, ...] | None
     amount: int
 
 
