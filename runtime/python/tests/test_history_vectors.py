@@ -24,6 +24,7 @@ except ModuleNotFoundError as e:  # the Go tests may run an interpreter without 
 
 from vectors import def_of
 
+from chobo import tbclient
 from chobo.chobo import Balance, ChoboError, Entry, OpenHold, Statement, StatementQuery
 from chobo.tbclient import AsyncTigerBeetleBook, TigerBeetleBook
 from chobo.tigerbeetle import TRANSFER_VOID_PENDING, Def
@@ -75,6 +76,7 @@ class Replica:
         self.by_id = {t.id: t for t in self.transfers}
         self.chains = {_hex(c["pending_id"]): c["statuses"] for c in case["status_chains"]}
         self.got: list[str] = []
+        self.from_: list[int] = []  # the timestamp_min of every read of transfers
 
     @staticmethod
     def _transfer(t: Json) -> tbc.Transfer:
@@ -118,6 +120,7 @@ class Replica:
         return [self.by_id[i] for i in ids if i in self.by_id]
 
     def _window(self, found: list[tbc.Transfer], lo: int, hi: int, limit: int, rev: bool) -> list[tbc.Transfer]:
+        self.from_.append(lo)
         found = [t for t in found if t.timestamp >= lo and (hi == 0 or t.timestamp <= hi)]
         if rev:
             found.reverse()
@@ -204,7 +207,9 @@ def _index(names: list[str], name: str) -> int:
 
 
 class HistoryVectorsTest(unittest.TestCase):
-    def replay(self, is_async: bool) -> None:
+    def replay(self, is_async: bool) -> list[Replica]:
+        """Replays every read of the file; answers the replicas the reads went to."""
+        replicas: list[Replica] = []
         reads = 0
         for case in HISTORY["cases"]:
             d: Def = def_of(case["def"])
@@ -220,6 +225,7 @@ class HistoryVectorsTest(unittest.TestCase):
                     else:
                         replica = Replica(case)
                         book = TigerBeetleBook(replica, d, case["tenant"])
+                    replicas.append(replica)
 
                     def call(read: Any) -> Any:
                         got = read()
@@ -264,12 +270,25 @@ class HistoryVectorsTest(unittest.TestCase):
                         self.assertEqual(_balance(got), r["balance"])
                     reads += 1
         self.assertGreater(reads, 100)
+        return replicas
 
     def test_blocking(self) -> None:
         self.replay(False)
 
     def test_asyncio(self) -> None:
         self.replay(True)
+
+    def test_pages_of_records(self) -> None:
+        """A history longer than a page of records is read page by page,
+        each from past the last record of the one before, to the same
+        answers."""
+        page = tbclient.HISTORY_PAGE
+        tbclient.HISTORY_PAGE = 2
+        try:
+            replicas = self.replay(False)
+        finally:
+            tbclient.HISTORY_PAGE = page
+        self.assertTrue(any(lo > 0 for r in replicas for lo in r.from_), "no read went on past a page")
 
 
 if __name__ == "__main__":
