@@ -27,7 +27,7 @@ from vectors import def_of
 from chobo import tbclient
 from chobo.chobo import Balance, ChoboError, Entry, OpenHold, Statement, StatementQuery
 from chobo.tbclient import AsyncTigerBeetleBook, TigerBeetleBook
-from chobo.tigerbeetle import TRANSFER_VOID_PENDING, Def
+from chobo.tigerbeetle import MAX_EVENTS, TRANSFER_VOID_PENDING, Def
 
 Json = Any
 
@@ -289,6 +289,40 @@ class HistoryVectorsTest(unittest.TestCase):
         finally:
             tbclient.HISTORY_PAGE = page
         self.assertTrue(any(lo > 0 for r in replicas for lo in r.from_), "no read went on past a page")
+
+
+class HoldStatesTest(unittest.TestCase):
+    def test_many_holds_in_requests_of_whole_chains(self) -> None:
+        """Where many hold moves stand is asked in status chains packed two
+        events each into requests of at most MAX_EVENTS, every move's chain
+        on its own id, and each pair's answer read alone."""
+        from tbbooks import RESERVE, SHELF, STOCK
+
+        from chobo.tbclient import _TbEntry
+
+        sent: list[list[tbc.Transfer]] = []
+        held = ["linked_event_failed", "accounts_must_be_different"]
+        expired = ["pending_transfer_expired", "linked_event_failed"]
+
+        class Client(Replica):
+            def __init__(self) -> None:
+                pass
+
+            def create_transfers(self, transfers: list[tbc.Transfer]) -> list[tbc.CreateTransferResult]:
+                sent.append(transfers)
+                names: list[str] = []
+                for void in transfers[::2]:
+                    names += expired if void.pending_id % 3 == 0 else held
+                return [tbc.CreateTransferResult(timestamp=0, status=tbc.CreateTransferStatus[n.upper()]) for n in names]
+
+        book = TigerBeetleBook(Client(), STOCK, "acme")
+        moves = [_TbEntry(id=i + 1, kind=RESERVE, account=SHELF) for i in range(130)]
+        states = book._run(book._hold_states_flow(moves))
+        self.assertEqual([len(r) for r in sent], [MAX_EVENTS - 1, 8])
+        self.assertEqual(states, ["expired" if (i + 1) % 3 == 0 else "held" for i in range(130)])
+        pairs = [t for r in sent for t in r]
+        self.assertEqual([v.pending_id for v in pairs[::2]], [m.id for m in moves])
+        self.assertEqual([f.debit_account_id for f in pairs[1::2]], [m.id for m in moves])
 
 
 if __name__ == "__main__":
