@@ -166,7 +166,7 @@ class _TBClient:
     recording, and cutting the timeout of every hold that expires to
     hold_seconds when that is set. The tigerbeetle package's classes are
     what the client is typed with, so this wraps one rather than stands in
-    for it; the generated client only calls these four methods."""
+    for it; the generated client only calls these six methods."""
 
     def __init__(self, client: Any, rec: _Recorder | None, tenant: str, hold_seconds: int) -> None:
         self._c, self._rec, self._tenant, self._hold = client, rec, tenant, hold_seconds
@@ -199,6 +199,12 @@ class _TBClient:
         self._note("lookup_transfers", "ids", lambda: [_hex(i) for i in ids])
         return self._c.lookup_transfers(ids)
 
+    def get_account_transfers(self, f: Any) -> Any:
+        return self._c.get_account_transfers(f)
+
+    def query_transfers(self, f: Any) -> Any:
+        return self._c.query_transfers(f)
+
 
 class _AsyncTBClient(_TBClient):
     """The same over the official ClientAsync: the book tells the two kinds
@@ -215,6 +221,12 @@ class _AsyncTBClient(_TBClient):
 
     async def lookup_transfers(self, ids: list[int]) -> Any:
         return await super().lookup_transfers(ids)
+
+    async def get_account_transfers(self, f: Any) -> Any:
+        return await super().get_account_transfers(f)
+
+    async def query_transfers(self, f: Any) -> Any:
+        return await super().query_transfers(f)
 
 
 @dataclass
@@ -525,7 +537,7 @@ class Driver:
                     return getattr(b, member).open_holds()
 
                 got += await self._read(req, is_async, read)
-            got.sort(key=lambda h: (h.created, h.transfer, h.key))
+            got.sort(key=lambda h: (h.created, h.transfer, h.key or (), h.id))
         return {"holds": [_hold(h) for h in got]}
 
     async def _balance_at(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
@@ -597,7 +609,7 @@ def _entry(e: Any) -> dict[str, Any]:
         "move": e.move,
         "out": e.out,
         "account": e.account,
-        "account_args": list(e.account_args),
+        "account_args": None if e.account_args is None else list(e.account_args),
         "posted": str(e.posted),
         "held_in": str(e.held_in),
         "held_out": str(e.held_out),
@@ -614,8 +626,9 @@ def _hold(h: Any) -> dict[str, Any]:
     if h.id:
         out["id"] = h.id
     out.update({
-        "moves": [{"move": m.move, "from": m.from_, "from_args": list(m.from_args), "to": m.to,
-                   "to_args": list(m.to_args), "amount": str(m.amount)} for m in h.moves],
+        "moves": [{"move": m.move, "from": m.from_, "from_args": None if m.from_args is None else list(m.from_args),
+                   "to": m.to, "to_args": None if m.to_args is None else list(m.to_args), "amount": str(m.amount)}
+                  for m in h.moves],
         "created": _time_text(h.created),
         "deadline": "" if h.deadline is None else _time_text(h.deadline),
     })

@@ -9,7 +9,7 @@ import asyncio
 import unittest
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, cast
 
 import vectors  # noqa: F401  first: it puts the sources on the path
 from test_postgres import FakeAsyncConn, FakeConn, Script
@@ -234,16 +234,52 @@ class BalanceAtTest(unittest.TestCase):
 
 
 class TigerBeetleTest(unittest.TestCase):
-    def test_reads_are_not_there_yet(self) -> None:
+    def test_a_client_that_cannot_read_transfers(self) -> None:
+        """A client without get_account_transfers and query_transfers makes
+        a book whose reads that need them raise CHOBO_UNSUPPORTED before
+        anything is sent."""
         from chobo.tbclient import AsyncTigerBeetleBook, TigerBeetleBook
+        from tbbooks import STOCK
 
-        sync = TigerBeetleBook.__new__(TigerBeetleBook)
-        asyn = AsyncTigerBeetleBook.__new__(AsyncTigerBeetleBook)
+        sent: list[str] = []
+
+        class Calls:
+            def create_accounts(self, a: list[Any]) -> list[Any]:
+                sent.append("create_accounts")
+                return []
+
+            def create_transfers(self, t: list[Any]) -> list[Any]:
+                sent.append("create_transfers")
+                return []
+
+            def lookup_accounts(self, i: list[int]) -> list[Any]:
+                sent.append("lookup_accounts")
+                return []
+
+            def lookup_transfers(self, i: list[int]) -> list[Any]:
+                sent.append("lookup_transfers")
+                return []
+
+        class AsyncCalls:
+            async def create_accounts(self, a: list[Any]) -> list[Any]:
+                return Calls.create_accounts(cast(Calls, self), a)
+
+            async def create_transfers(self, t: list[Any]) -> list[Any]:
+                return Calls.create_transfers(cast(Calls, self), t)
+
+            async def lookup_accounts(self, i: list[int]) -> list[Any]:
+                return Calls.lookup_accounts(cast(Calls, self), i)
+
+            async def lookup_transfers(self, i: list[int]) -> list[Any]:
+                return Calls.lookup_transfers(cast(Calls, self), i)
+
+        sync: Any = TigerBeetleBook(Calls(), STOCK, "acme")
+        asyn: Any = AsyncTigerBeetleBook(AsyncCalls(), STOCK, "acme")
         reads: list[tuple[str, Callable[[Any], Any]]] = [
-            ("statement.wallet", lambda b: b.statement("statement.wallet", 0, ["c-1"], None)),
-            ("payment.entries", lambda b: b.entries("payment.entries", 1, ["p-1"])),
-            ("open_holds.wallet", lambda b: b.open_holds("open_holds.wallet", 0, ["c-1"], None)),
-            ("balance_at.wallet", lambda b: b.balance_at("balance_at.wallet", 0, ["c-1"], T0)),
+            ("statement.shelf", lambda b: b.statement("statement.shelf", 0, ["A"], None)),
+            ("open_holds.shelf", lambda b: b.open_holds("open_holds.shelf", 0, ["A"], None)),
+            ("reserve_stock.open_holds", lambda b: b.open_holds("reserve_stock.open_holds", None, None, 1)),
+            ("balance_at.shelf", lambda b: b.balance_at("balance_at.shelf", 0, ["A"], T0)),
         ]
         for where, read in reads:
             for book, is_async in ((sync, False), (asyn, True)):
@@ -253,7 +289,11 @@ class TigerBeetleTest(unittest.TestCase):
                         asyncio.run(r)
                 self.assertEqual(cm.exception.code, "CHOBO_UNSUPPORTED")
                 self.assertIn(where, str(cm.exception))
-                self.assertIn("not in the Python TigerBeetle client yet", str(cm.exception))
+                self.assertIn("get_account_transfers", str(cm.exception))
+        self.assertEqual(sent, [])
+        # The entries of a call are read by their ids, which such a client can look up.
+        self.assertEqual(sync.entries("reserve_stock.entries", 1, ["o-1", "A"]), [])
+        self.assertEqual(sent, ["lookup_transfers"])
 
 
 if __name__ == "__main__":

@@ -886,7 +886,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
-    "CHOBO_UNSUPPORTED",  # a read this client does not have on its backend yet
+    "CHOBO_UNSUPPORTED",  # a read the client given cannot make (TigerBeetle: one without get_account_transfers)
 ]
 
 
@@ -951,7 +951,7 @@ class Entry:
     """The move of the transfer kind, from 1 as the book writes them."""
     out: bool
     account: str
-    account_args: tuple[str, ...]
+    account_args: tuple[str, ...] | None
     posted: int
     held_in: int
     held_out: int
@@ -1004,8 +1004,8 @@ class HoldMove:
     move: int
     from_: str
     to: str
-    from_args: tuple[str, ...]
-    to_args: tuple[str, ...]
+    from_args: tuple[str, ...] | None
+    to_args: tuple[str, ...] | None
     amount: int
 
 

@@ -12,10 +12,10 @@ import threading
 import tigerbeetle as tb
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
 from functools import cache
-from typing import Any, Literal, Never, NoReturn, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 安全在庫 kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -825,7 +825,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
-    "CHOBO_UNSUPPORTED",  # a read this client does not have on its backend yet
+    "CHOBO_UNSUPPORTED",  # a read the client given cannot make (TigerBeetle: one without get_account_transfers)
 ]
 
 
@@ -890,7 +890,7 @@ class Entry:
     """The move of the transfer kind, from 1 as the book writes them."""
     out: bool
     account: str
-    account_args: tuple[str, ...]
+    account_args: tuple[str, ...] | None
     posted: int
     held_in: int
     held_out: int
@@ -943,8 +943,8 @@ class HoldMove:
     move: int
     from_: str
     to: str
-    from_args: tuple[str, ...]
-    to_args: tuple[str, ...]
+    from_args: tuple[str, ...] | None
+    to_args: tuple[str, ...] | None
     amount: int
 
 
@@ -2040,19 +2040,61 @@ def balance_of(name: str, a: Account) -> Balance:
 # over ClientSync, AsyncTigerBeetleBook over ClientAsync, so that the two
 # cannot answer differently.
 
-RequestOp: TypeAlias = Literal["create_accounts", "create_transfers", "lookup_accounts", "lookup_transfers"]
+RequestOp: TypeAlias = Literal[
+    "create_accounts", "create_transfers", "lookup_accounts", "lookup_transfers", "get_account_transfers",
+    "query_transfers",
+]
+
+
+@dataclass(frozen=True)
+class AccountFilter:
+    """TigerBeetle's filter of get_account_transfers, in the runtime's own
+    record: the transfers that name account_id on the sides asked for
+    (debits, credits; neither is nothing), with timestamps from
+    timestamp_min to timestamp_max (both inclusive, 0 for no bound), of
+    code when not 0, at most limit of them, oldest first or, with
+    reversed, newest first."""
+
+    account_id: int
+    code: int = 0
+    timestamp_min: int = 0
+    timestamp_max: int = 0
+    limit: int = 0
+    debits: bool = False
+    credits: bool = False
+    reversed: bool = False
+
+
+@dataclass(frozen=True)
+class QueryFilter:
+    """TigerBeetle's filter of query_transfers: the transfers whose fields
+    equal every one of user_data_128, user_data_64, ledger and code that
+    is not 0 (chobo writes no user_data_32), with timestamps from
+    timestamp_min to timestamp_max (both inclusive, 0 for no bound), at
+    most limit of them, oldest first or, with reversed, newest first."""
+
+    user_data_128: int = 0
+    user_data_64: int = 0
+    ledger: int = 0
+    code: int = 0
+    timestamp_min: int = 0
+    timestamp_max: int = 0
+    limit: int = 0
+    reversed: bool = False
 
 
 @dataclass(frozen=True)
 class Request:
     """A request as a book sends it, in the runtime's own records, for a
     caller that records them (on_request): accounts for create_accounts,
-    transfers for create_transfers, ids for the lookups."""
+    transfers for create_transfers, ids for the lookups, the filter of
+    get_account_transfers and of query_transfers."""
 
     op: RequestOp
     accounts: tuple[Account, ...] = ()
     transfers: tuple[Transfer, ...] = ()
     ids: tuple[int, ...] = ()
+    filter: AccountFilter | QueryFilter | None = None
 
 
 class TigerBeetleClient(Protocol):
@@ -2067,6 +2109,16 @@ class TigerBeetleClient(Protocol):
     def lookup_transfers(self, transfers: list[int], /) -> list[tb.Transfer]: ...
 
 
+class TigerBeetleHistoryClient(TigerBeetleClient, Protocol):
+    """What TigerBeetleBook's history reads use of tigerbeetle.ClientSync
+    besides: a client without these cannot read history, and a book over
+    it raises CHOBO_UNSUPPORTED for a read."""
+
+    def get_account_transfers(self, filter: tb.AccountFilter, /) -> list[tb.Transfer]: ...
+
+    def query_transfers(self, query_filter: tb.QueryFilter, /) -> list[tb.Transfer]: ...
+
+
 class AsyncTigerBeetleClient(Protocol):
     """What AsyncTigerBeetleBook uses of tigerbeetle.ClientAsync."""
 
@@ -2077,6 +2129,14 @@ class AsyncTigerBeetleClient(Protocol):
     async def lookup_accounts(self, accounts: list[int], /) -> list[tb.Account]: ...
 
     async def lookup_transfers(self, transfers: list[int], /) -> list[tb.Transfer]: ...
+
+
+class AsyncTigerBeetleHistoryClient(AsyncTigerBeetleClient, Protocol):
+    """TigerBeetleHistoryClient over tigerbeetle.ClientAsync."""
+
+    async def get_account_transfers(self, filter: tb.AccountFilter, /) -> list[tb.Transfer]: ...
+
+    async def query_transfers(self, query_filter: tb.QueryFilter, /) -> list[tb.Transfer]: ...
 
 
 @dataclass
@@ -2448,6 +2508,539 @@ class _TbFlows:
             self._on_request(req)
 
 
+HISTORY_PAGE = 4096
+"""How many records one read of an account's transfers asks for: what a
+reply of a --development replica holds comfortably, far below its 8,189."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _tb_at(ts: int) -> datetime:
+    """A TigerBeetle timestamp (nanoseconds) as a datetime in UTC, cut to
+    the microseconds a datetime holds."""
+    return _EPOCH + timedelta(microseconds=ts // 1000)
+
+
+def _tb_ns(t: datetime) -> int:
+    """An aware datetime as nanoseconds on TigerBeetle's clock."""
+    d = t - _EPOCH
+    return ((d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds) * 1000
+
+
+def _tb_fit(r: Transfer) -> int:
+    """The amount of a record, which must fit 63 bits, as chobo's amounts do."""
+    if r.amount >= 1 << 63:
+        raise ChoboError("CHOBO_UNEXPECTED", f"an amount of {hex_id(r.id)} is outside 64 bits")
+    return r.amount
+
+
+@dataclass
+class _TbEntry:
+    """One side of one move of a call that took effect, as the records of
+    TigerBeetle tell it, before it is named for the caller. ts is the
+    record's timestamp; an expiry's is its hold's deadline, and hold the
+    timestamp of the hold's record, which orders expiries of one deadline
+    and tells them from a record. id is the record's, for an expiry the
+    hold's move; account the kind of the entry's side; timeout a hold's,
+    in seconds."""
+
+    ts: int = 0
+    hold: int = 0
+    expire: bool = False
+    id: int = 0
+    kind: int = 0
+    op: EntryOp = "do"
+    move: int = 0
+    out: bool = False
+    account: int = 0
+    timeout: int = 0
+    posted: int = 0
+    held_out: int = 0
+    held_in: int = 0
+    after: Balance = Balance(0, 0, 0)
+
+    def order(self) -> tuple[int, bool, int]:
+        """Where the entry comes as they happened: by timestamp, an expiry
+        before a record of its deadline's timestamp (TigerBeetle finds a
+        hold expired at its exact deadline), expiries of one deadline in
+        their holds' order."""
+        return (self.ts, not self.expire, self.hold)
+
+    def cursor(self) -> str:
+        """The entry's place: the timestamp, and for an expiry its hold's
+        timestamp after an x."""
+        return f"{self.ts}x{self.hold}" if self.expire else str(self.ts)
+
+
+_TB_CURSOR = re.compile(r"(0|[1-9][0-9]*)(?:x(0|[1-9][0-9]*))?")
+
+
+def _tb_cursor(where: str, c: str) -> tuple[int, bool, int] | None:
+    """A cursor read back as the place of the entry it names (None for "",
+    the start); any other text did not come from a TigerBeetle statement,
+    and raises before anything is sent."""
+    if c == "":
+        return None
+    m = _TB_CURSOR.fullmatch(c)
+    if m is not None and int(m.group(1)) < 1 << 64 and (m.group(2) is None or int(m.group(2)) < 1 << 64):
+        hold = m.group(2)
+        return (int(m.group(1)), hold is None, 0 if hold is None else int(hold))
+    raise ChoboError(
+        "CHOBO_BAD_ARGUMENT",
+        f"{where}: the cursor {c!r} is not one this ledger gives; pass the cursor or next of an earlier read",
+    )
+
+
+def _tb_expiry(h: _TbEntry) -> _TbEntry:
+    """The entry of a hold's move given back at its deadline."""
+    return replace(h, hold=h.ts, ts=h.ts + h.timeout * 1_000_000_000, expire=True, op="expire", posted=0,
+                   held_out=-h.held_out, held_in=-h.held_in)
+
+
+def _tb_side_args(t: TransferKind, s: Side, key: Sequence[str]) -> tuple[str, ...] | None:
+    """The values of the account at one side of a move, as far as the key
+    tells them: every value when the account's parameters are all key
+    parameters (none for an account without parameters), None when one is
+    not, TigerBeetle keeping the others only as hashes."""
+    out: list[str] = []
+    for p in s.args:
+        if p not in t.key:
+            return None
+        out.append(key[t.key.index(p)])
+    return tuple(out)
+
+
+class _TbDecoder:
+    """Tells the transfer kind and the move of a do's or a hold's record:
+    the kinds of the accounts it looks up, and the chains of calls it
+    queries, by their content hash."""
+
+    def __init__(self, h: _TbHistory) -> None:
+        self.h = h
+        self.by_code = {c: k for k, c in enumerate(_fixed_of(h.d).transfer_codes)}
+        self.kind_of: dict[int, int] = {}
+        self.chains: dict[int, list[Transfer]] = {}
+
+    def learn(self, a: Account) -> None:
+        """Keeps the kind of an account when it is one of the book's for the
+        tenant: its code is the kind's and user_data_128 the kind's id,
+        which hashes the tenant."""
+        for k, c in enumerate(_fixed_of(self.h.d).account_codes):
+            if c == a.code and a.user_data_128 == self.h._tids.kinds[k]:
+                self.kind_of[a.id] = k
+
+    def lookup_flow(self, records: Sequence[Transfer], account: int, sink: int) -> _TbFlow[None]:
+        """Finds the kinds of the accounts on the other side of the records
+        of the account, in as few lookups as they fit."""
+        others: list[int] = []
+        seen: set[int] = set()
+        for r in records:
+            o = r.credit_account_id if r.debit_account_id == account else r.debit_account_id
+            if o != sink and r.pending_id == 0 and o not in seen:
+                seen.add(o)
+                others.append(o)
+        for i in range(0, len(others), MAX_EVENTS):
+            ans = yield Request("lookup_accounts", ids=tuple(others[i : i + MAX_EVENTS]))
+            for a in ans.accounts:
+                self.learn(a)
+
+    def account_kind_flow(self, account: int) -> _TbFlow[int]:
+        """The kind of a book's account of the tenant, -1 for one that is none."""
+        if account not in self.kind_of:
+            ans = yield Request("lookup_accounts", ids=(account,))
+            for a in ans.accounts:
+                self.learn(a)
+        return self.kind_of.get(account, -1)
+
+    def move_flow(self, r: Transfer, out: bool, account: int) -> _TbFlow[tuple[int, int]]:
+        """The kind and the move of r, a do's or a hold's record on an
+        account of the kind account, on the side out says. The kinds of the
+        two accounts most often tell the move alone. When two moves of the
+        kind join the same kinds the same way, the record's place in its
+        chain tells it: the chain is every record with the call's content
+        hash in user_data_128 and the kind's code, and the book lays a
+        chain out the same for every call of the kind."""
+        d = self.h.d
+        k = self.by_code.get(r.code)
+        if k is None:
+            raise ChoboError("CHOBO_UNEXPECTED", f"record {hex_id(r.id)} has code {r.code}, of no transfer kind of the book")
+        other = r.credit_account_id if out else r.debit_account_id
+        other_kind = yield from self.account_kind_flow(other)
+        if other_kind < 0:
+            raise ChoboError(
+                "CHOBO_UNEXPECTED", f"record {hex_id(r.id)} names an account {hex_id(other)} of no account kind of the book"
+            )
+        t = d.transfers[k]
+        cands = [
+            i + 1
+            for i, m in enumerate(t.moves)
+            if (out and m.from_.account == account and m.to.account == other_kind)
+            or (not out and m.to.account == account and m.from_.account == other_kind)
+        ]
+        if not cands:
+            raise ChoboError("CHOBO_UNEXPECTED", f"record {hex_id(r.id)} is of no move of {t.name}")
+        if len(cands) == 1:
+            return k, cands[0]
+        chain = self.chains.get(r.user_data_128)
+        if chain is None:
+            ans = yield Request("query_transfers",
+                                filter=QueryFilter(user_data_128=r.user_data_128, code=r.code, limit=MAX_EVENTS + 1))
+            chain = self.chains[r.user_data_128] = ans.transfers
+        layout = _layout(d, t)
+        pos = next((i for i, c in enumerate(chain) if c.id == r.id), -1)
+        if pos < 0 or pos >= len(layout) or layout[pos].role != "move" or layout[pos].move not in cands:
+            raise ChoboError("CHOBO_UNEXPECTED", f"record {hex_id(r.id)} is not where a move of {t.name} is in its chain")
+        return k, layout[pos].move
+
+
+class _TbHistory(_TbFlows):
+    """The reads of a ledger's history on TigerBeetle, written once for both
+    drivers as the operations are: the Go runtime's (chobotb) written again,
+    held to the same vectors. TigerBeetle writes no record when a hold
+    expires and keeps keys and arguments only as hashes, so an entry read
+    from an account's records has neither key nor arguments but the
+    record's id, and an expiry is dated at its hold's deadline."""
+
+    def _account_of(self, where: str, account: int, values: Sequence[object]) -> tuple[int, tuple[str, ...]]:
+        """The id of the account of the kind named by values, checked."""
+        accounts = self.d.accounts
+        if isinstance(account, bool) or not isinstance(account, int) or not 0 <= account < len(accounts):
+            raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the book {self.d.book} has no account kind {account!r}")
+        a = accounts[account]
+        if isinstance(values, str) or not isinstance(values, Sequence):
+            raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: an account's values must be a list, got {describe(values)}")
+        args = tuple(check_text(where, "an account's value", v) for v in values)
+        if len(args) != a.params:
+            raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the account {a.name} takes {a.params} values, got {len(args)}")
+        check_size(where, self.tenant, args)
+        return account_id(self.d.book, self.tenant, a.name, list(args)), args
+
+    def _read_all_flow(self, f: AccountFilter | QueryFilter) -> _TbFlow[list[Transfer]]:
+        """Every record one filter answers, page by page, oldest first."""
+        op: RequestOp = "get_account_transfers" if isinstance(f, AccountFilter) else "query_transfers"
+        out: list[Transfer] = []
+        f = replace(f, limit=HISTORY_PAGE)
+        while True:
+            ans = yield Request(op, filter=f)
+            out += ans.transfers
+            if len(ans.transfers) < HISTORY_PAGE:
+                return out
+            f = replace(f, timestamp_min=ans.transfers[-1].timestamp + 1)
+
+    def _named(self, e: _TbEntry, args: tuple[str, ...] | None, after: bool, key: tuple[str, ...] | None = None) -> Entry:
+        """An entry as the caller reads it; args are its account's values,
+        None when they are not known, and after whether its balance after
+        it is."""
+        return Entry(
+            transfer=self.d.transfers[e.kind].name, op=e.op, key=key, args=None, id=hex_id(e.id), move=e.move,
+            out=e.out, account=self.d.accounts[e.account].name, account_args=args, posted=e.posted,
+            held_in=e.held_in, held_out=e.held_out, after=e.after if after else None, at=_tb_at(e.ts),
+            cursor=e.cursor(),
+        )
+
+    def _account_entries_flow(self, account: int, aid: int) -> _TbFlow[list[_TbEntry]]:
+        """Every entry of the account aid of the kind, in the order they
+        happened, each with the balance it left."""
+        records = yield from self._read_all_flow(AccountFilter(aid, debits=True, credits=True))
+        sink = self._tids.sinks[self.d.accounts[account].unit]
+        dec = _TbDecoder(self)
+        yield from dec.lookup_flow(records, aid, sink)
+        out: list[_TbEntry] = []
+        holds: dict[int, _TbEntry] = {}
+        ended: set[int] = set()
+        open_: list[_TbEntry] = []
+        for r in records:
+            if r.debit_account_id == sink or r.credit_account_id == sink:
+                continue  # a lower bound's probe and its void: machinery
+            e = _TbEntry(ts=r.timestamp, id=r.id, out=r.debit_account_id == aid, account=account)
+            amount = _tb_fit(r)
+            if r.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING):
+                h = holds.get(r.pending_id)
+                if h is None:
+                    raise ChoboError("CHOBO_UNEXPECTED",
+                                     f"record {hex_id(r.id)} ends a hold {hex_id(r.pending_id)} the account does not show")
+                ended.add(r.pending_id)
+                e.kind, e.move, e.op = h.kind, h.move, "void"
+                if r.flags & TRANSFER_POST_PENDING:
+                    e.op, e.posted = "post", amount
+                held = h.held_out + h.held_in
+                if e.out:
+                    e.posted, e.held_out = -e.posted, -held
+                else:
+                    e.held_in = -held
+                out.append(e)
+                continue
+            e.kind, e.move = yield from dec.move_flow(r, e.out, account)
+            if r.flags & TRANSFER_PENDING:
+                e.op, e.timeout = "hold", r.timeout
+                if e.out:
+                    e.held_out = amount
+                else:
+                    e.held_in = amount
+                out.append(e)
+                holds[r.id] = e
+                if r.timeout > 0:
+                    open_.append(e)
+            else:
+                e.op, e.posted = "do", -amount if e.out else amount
+                out.append(e)
+        # Expiries: a move of a hold that no record ended and that
+        # TigerBeetle finds expired. A deadline at or before the account's
+        # last record has passed on TigerBeetle's clock; a later one is
+        # asked of it, with a status chain that writes nothing.
+        last = records[-1].timestamp if records else 0
+        ask: list[_TbEntry] = []
+        for h in open_:
+            if h.id in ended:
+                continue
+            if h.ts + h.timeout * 1_000_000_000 <= last:
+                out.append(_tb_expiry(h))
+            else:
+                ask.append(h)
+        states = yield from self._hold_states_flow(ask)
+        out += [_tb_expiry(h) for h, s in zip(ask, states) if s == "expired"]
+        out.sort(key=_TbEntry.order)
+        bal = Balance(0, 0, 0)
+        for e in out:
+            bal = Balance(bal.posted + e.posted, bal.held_in + e.held_in, bal.held_out + e.held_out)
+            e.after = bal
+        return out
+
+    def _hold_states_flow(self, moves: Sequence[_TbEntry]) -> _TbFlow[list[HoldState | None]]:
+        """Where each of the hold moves stands: for each, a void of it linked
+        to a transfer TigerBeetle always refuses (the status chain, on the
+        move's own id), many to a request. Nothing is written; the void's
+        answer is where the move stands."""
+        out: list[HoldState | None] = []
+        pairs = MAX_EVENTS // 2
+        fixed = _fixed_of(self.d)
+        for start in range(0, len(moves), pairs):
+            req: list[Transfer] = []
+            for m in moves[start : start + pairs]:
+                unit = self.d.accounts[m.account].unit
+                chain = [
+                    ChainEvent(Transfer(_tb_random_id(), pending_id=m.id, flags=TRANSFER_VOID_PENDING), "status_void", 0, ""),
+                    ChainEvent(
+                        Transfer(_tb_random_id(), debit_account_id=m.id, credit_account_id=m.id, amount=1,
+                                 ledger=fixed.ledgers[unit], code=fixed.transfer_codes[m.kind]),
+                        "status_fail", 0, "",
+                    ),
+                ]
+                _link(chain)
+                req += [e.transfer for e in chain]
+            ans = yield Request("create_transfers", transfers=tuple(req))
+            st = _tb_statuses(ans, len(req), "transfers")
+            out += [read_status(st[i : i + 2]) for i in range(0, len(st), 2)]
+        return out
+
+    def _statement_flow(self, where: str, account: int, values: Sequence[object], query: object) -> _TbFlow[Statement]:
+        q = check_query(where, query)
+        limit = page_limit(where, q.limit)
+        kinds: set[int] = set()
+        for name in q.transfers:
+            k = next((i for i, t in enumerate(self.d.transfers) if t.name == name), -1)
+            if k < 0:
+                raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the book has no transfer kind {name!r}")
+            kinds.add(k)
+        past = _tb_cursor(where, q.after)
+        frm = None if q.from_ is None else _tb_ns(check_time(where, "from_", q.from_))
+        to = None if q.to is None else _tb_ns(check_time(where, "to", q.to))
+        aid, args = self._account_of(where, account, values)
+        every = yield from self._account_entries_flow(account, aid)
+        entries: list[Entry] = []
+        nxt, more = q.after, False
+        for e in reversed(every) if q.newest else every:
+            if past is not None and (e.order() <= past if not q.newest else e.order() >= past):
+                continue
+            if (frm is not None and e.ts < frm) or (to is not None and e.ts >= to):
+                continue
+            if kinds and e.kind not in kinds:
+                continue
+            if len(entries) == limit:
+                more = True
+                break
+            entries.append(self._named(e, args, True))
+            nxt = e.cursor()
+        return Statement(tuple(entries), nxt, more)
+
+    def _balance_at_flow(self, where: str, account: int, values: Sequence[object], at: object) -> _TbFlow[Balance]:
+        t = _tb_ns(check_time(where, "the time", at))
+        aid, _ = self._account_of(where, account, values)
+        every = yield from self._account_entries_flow(account, aid)
+        bal = Balance(0, 0, 0)
+        for e in every:
+            if e.ts > t:
+                break
+            bal = e.after
+        return bal
+
+    def _entries_flow(self, where: str, kind: int, key: Sequence[object]) -> _TbFlow[list[Entry]]:
+        d = self.d
+        if isinstance(kind, bool) or not isinstance(kind, int) or not 0 <= kind < len(d.transfers):
+            raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the book {d.book} has no transfer kind {kind!r}")
+        t = d.transfers[kind]
+        if isinstance(key, str) or not isinstance(key, Sequence):
+            raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: a key must be a list, got {describe(key)}")
+        if len(key) != len(t.key):
+            raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: {t.name} has a key of {len(t.key)} values, got {len(key)}")
+        vals: list[Value] = []
+        for p, v in zip(t.key, key):
+            if t.params[p].amount:
+                vals.append(check_amount(where, t.params[p].name, v))
+            else:
+                vals.append(check_text(where, t.params[p].name, v))
+        check_size(where, self.tenant, vals)
+        kv = tuple(_text(v) for v in vals)
+        layout = _layout(d, t)
+        want: list[tuple[EntryOp, int, int]] = []
+        ops: tuple[EntryOp, ...] = ("hold", "post", "void") if t.pending else ("do",)
+        for op in ops:
+            n = 0
+            for pos, s in enumerate(layout):
+                if op in ("post", "void"):
+                    if s.role in ("lower_probe", "lower_probe_void", "key_guard"):
+                        continue
+                    pos, n = n, n + 1
+                if s.role == "move":
+                    want.append((op, s.move, transfer_id(d.book, self.tenant, t.name, op, kv, pos)))
+        by_id: dict[int, Transfer] = {}
+        for i in range(0, len(want), MAX_EVENTS):
+            ans = yield Request("lookup_transfers", ids=tuple(w[2] for w in want[i : i + MAX_EVENTS]))
+            for r in ans.transfers:
+                by_id[r.id] = r
+        held: dict[int, Transfer] = {}  # the hold's record, by move
+        ended: set[int] = set()
+        moves: list[_TbEntry] = []  # one per record: the out side; the in side follows
+        for op, move, rid in want:
+            rec = by_id.get(rid)
+            if rec is None:
+                continue
+            amount = _tb_fit(rec)
+            e = _TbEntry(ts=rec.timestamp, id=rec.id, kind=kind, op=op, move=move, timeout=rec.timeout)
+            if op == "do":
+                e.posted = amount
+            elif op == "hold":
+                e.held_out = amount
+                held[move] = rec
+            else:
+                h = held.get(move)
+                if h is None:
+                    raise ChoboError("CHOBO_UNEXPECTED", f"record {hex_id(rec.id)} ends a hold that is not there")
+                ended.add(move)
+                e.held_out = _tb_fit(h)
+                if op == "post":
+                    e.posted = amount
+            moves.append(e)
+        if t.pending and t.timeout > 0 and held and not ended:
+            hs = [replace(e, account=t.moves[e.move - 1].from_.account) for e in moves]
+            states = yield from self._hold_states_flow(hs[:1])
+            if states[0] == "expired":
+                # Released as a void releases it, at the deadline.
+                moves += [replace(h, hold=h.ts, ts=h.ts + h.timeout * 1_000_000_000, expire=True, op="expire") for h in hs]
+        moves.sort(key=_TbEntry.order)
+        out: list[Entry] = []
+        for m in moves:
+            mv = t.moves[m.move - 1]
+            # The out side: a do posts away, a hold holds out, an end
+            # releases what was held and posts away what it posts.
+            o = replace(m, out=True, account=mv.from_.account)
+            i_ = replace(m, out=False, account=mv.to.account)
+            if m.op == "do":
+                o.posted = -m.posted
+            elif m.op == "hold":
+                i_.held_out, i_.held_in = 0, m.held_out
+            else:
+                o.posted, o.held_out = -m.posted, -m.held_out
+                i_.held_out, i_.held_in = 0, -m.held_out
+            for e, side in ((o, mv.from_), (i_, mv.to)):
+                out.append(self._named(e, _tb_side_args(t, side, kv), False, kv))
+        return out
+
+    def _open_holds_flow(self, where: str, account: int | None, values: Sequence[object] | None,
+                         kind: int | None) -> _TbFlow[list[OpenHold]]:
+        d = self.d
+        if kind is not None and (isinstance(kind, bool) or not isinstance(kind, int) or not 0 <= kind < len(d.transfers)):
+            raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the book {d.book} has no transfer kind {kind!r}")
+        aid, args = 0, cast("tuple[str, ...]", ())
+        if account is not None:
+            aid, args = self._account_of(where, account, values if values is not None else [])
+        codes = _fixed_of(d).transfer_codes
+        records: list[Transfer] = []
+        if account is not None:
+            records = yield from self._read_all_flow(AccountFilter(aid, debits=True, credits=True))
+        else:
+            for k, t in enumerate(d.transfers):
+                if (kind is None or k == kind) and t.pending:
+                    records += yield from self._read_all_flow(QueryFilter(code=codes[k]))
+        # The holds' first events, by the call's content hash, and the
+        # moves a post or void ended.
+        ended = {r.pending_id for r in records if r.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)}
+        dec = _TbDecoder(self)
+        firsts: dict[int, Transfer] = {}
+        for r in records:
+            if not r.flags & TRANSFER_PENDING or r.id in ended:
+                continue
+            kr = dec.by_code.get(r.code)
+            if kr is None or (kind is not None and kr != kind) or not d.transfers[kr].pending:
+                continue
+            f = firsts.get(r.user_data_128)
+            if f is None or r.timestamp < f.timestamp:
+                firsts[r.user_data_128] = r
+        # A hold whose deadline is at or before the last record read has
+        # expired on TigerBeetle's clock: nothing more is asked of it.
+        last = max((r.timestamp for r in records), default=0)
+        found: list[tuple[int, OpenHold]] = []
+        heads: list[_TbEntry] = []
+        for c, r in firsts.items():
+            k = dec.by_code[r.code]
+            t = d.transfers[k]
+            if t.timeout > 0 and r.timestamp + t.timeout * 1_000_000_000 <= last:
+                continue
+            ans = yield Request("query_transfers", filter=QueryFilter(user_data_128=c, code=r.code, limit=MAX_EVENTS + 1))
+            chain = ans.transfers
+            layout = _layout(d, t)
+            if not chain or not chain[0].flags & TRANSFER_PENDING or len(chain) > len(layout):
+                continue  # not a hold's chain: the voids of a kind share one hash
+            frm = yield from dec.account_kind_flow(chain[0].debit_account_id)
+            if frm < 0:
+                continue  # another tenant's
+
+            def side(acc: int, a: int) -> tuple[str, ...] | None:
+                if account is not None and acc == aid:
+                    return args
+                return () if d.accounts[a].params == 0 else None
+
+            moves: list[HoldMove] = []
+            for pos, s in enumerate(layout):
+                if s.role != "move" or pos >= len(chain):
+                    continue
+                rec, mv = chain[pos], t.moves[s.move - 1]
+                moves.append(HoldMove(
+                    move=s.move, from_=d.accounts[mv.from_.account].name, to=d.accounts[mv.to.account].name,
+                    from_args=side(rec.debit_account_id, mv.from_.account),
+                    to_args=side(rec.credit_account_id, mv.to.account), amount=_tb_fit(rec),
+                ))
+            ts = chain[0].timestamp
+            deadline = _tb_at(ts + t.timeout * 1_000_000_000) if t.timeout > 0 else None
+            found.append((ts, OpenHold(transfer=t.name, key=None, id=hex_id(chain[0].id), moves=tuple(moves),
+                                       created=_tb_at(ts), deadline=deadline)))
+            heads.append(_TbEntry(id=chain[0].id, kind=k, account=frm))
+        states = yield from self._hold_states_flow(heads)
+        open_ = [(ts, h) for (ts, h), s in zip(found, states) if s == "held"]
+        open_.sort(key=lambda x: (x[0], x[1].transfer, x[1].id))
+        return [h for _, h in open_]
+
+    def _history_client(self, where: str, client: object) -> None:
+        """Raises unless the client can read an account's transfers and
+        query transfers, as the official client can."""
+        for name in ("get_account_transfers", "query_transfers"):
+            if not callable(getattr(client, name, None)):
+                raise ChoboError(
+                    "CHOBO_UNSUPPORTED",
+                    f"{where}: reading the history needs a TigerBeetle client with {name}, as the official one has",
+                )
+
+
 def _over_hold(state: HoldState | None) -> Result:
     """The answer to a post over its hold: TigerBeetle looks at the amount
     before the hold's state, the reference interpreter at the state first,
@@ -2495,6 +3088,28 @@ def _tb_transfer_back(t: tb.Transfer) -> Transfer:
         pending_id=t.pending_id, user_data_128=t.user_data_128, user_data_64=t.user_data_64,
         user_data_32=t.user_data_32, timeout=t.timeout, ledger=t.ledger, code=t.code, flags=int(t.flags),
         timestamp=t.timestamp,
+    )
+
+
+def _tb_account_filter(f: AccountFilter | QueryFilter | None) -> tb.AccountFilter:
+    if not isinstance(f, AccountFilter):
+        raise ChoboError("CHOBO_UNEXPECTED", "a read of an account's transfers without its filter")
+    flags = ((tb.AccountFilterFlags.DEBITS if f.debits else 0) | (tb.AccountFilterFlags.CREDITS if f.credits else 0)
+             | (tb.AccountFilterFlags.REVERSED if f.reversed else 0))
+    return tb.AccountFilter(
+        account_id=f.account_id, user_data_128=0, user_data_64=0, user_data_32=0, code=f.code,
+        timestamp_min=f.timestamp_min, timestamp_max=f.timestamp_max, limit=f.limit,
+        flags=tb.AccountFilterFlags(flags),
+    )
+
+
+def _tb_query_filter(f: AccountFilter | QueryFilter | None) -> tb.QueryFilter:
+    if not isinstance(f, QueryFilter):
+        raise ChoboError("CHOBO_UNEXPECTED", "a query of transfers without its filter")
+    return tb.QueryFilter(
+        user_data_128=f.user_data_128, user_data_64=f.user_data_64, user_data_32=0, ledger=f.ledger, code=f.code,
+        timestamp_min=f.timestamp_min, timestamp_max=f.timestamp_max, limit=f.limit,
+        flags=tb.QueryFilterFlags.REVERSED if f.reversed else tb.QueryFilterFlags.NONE,
     )
 
 
@@ -2569,19 +3184,7 @@ def _tb_forget(task: asyncio.Task[Any]) -> None:
         task.exception()  # read, so that asyncio does not log it as never retrieved
 
 
-def _tb_no_history(where: str) -> NoReturn:
-    """What every history read of a TigerBeetle book raises for now: the
-    reads are in the client's surface, so that a program written against a
-    PostgreSQL book type-checks against this one, but this client does not
-    read TigerBeetle's records yet."""
-    raise ChoboError(
-        "CHOBO_UNSUPPORTED",
-        f"{where}: reading the history is not in the Python TigerBeetle client yet; "
-        "the PostgreSQL client and the Go TigerBeetle client have it",
-    )
-
-
-class TigerBeetleBook(_TbFlows):
+class TigerBeetleBook(_TbHistory):
     """Sends the calls of one book, for one tenant, through the official
     client's ClientSync. It remembers the accounts and openings it has
     made, so that each is sent once per book: keep one book per tenant
@@ -2633,6 +3236,16 @@ class TigerBeetleBook(_TbFlows):
             transfers = [_tb_transfer(t) for t in req.transfers]
             return _TbAnswer(statuses=[int(r.status) for r in _tb_blocking(lambda: c.create_transfers(transfers), ms,
                                                                            what)])
+        if req.op == "get_account_transfers":
+            hc = cast(TigerBeetleHistoryClient, c)
+            af = _tb_account_filter(req.filter)
+            return _TbAnswer(transfers=[_tb_transfer_back(t) for t in _tb_blocking(
+                lambda: hc.get_account_transfers(af), ms, what)])
+        if req.op == "query_transfers":
+            hc = cast(TigerBeetleHistoryClient, c)
+            qf = _tb_query_filter(req.filter)
+            return _TbAnswer(transfers=[_tb_transfer_back(t) for t in _tb_blocking(
+                lambda: hc.query_transfers(qf), ms, what)])
         ids = list(req.ids)
         if req.op == "lookup_accounts":
             return _TbAnswer(accounts=[_tb_account_back(a) for a in _tb_blocking(lambda: c.lookup_accounts(ids), ms,
@@ -2668,23 +3281,41 @@ class TigerBeetleBook(_TbFlows):
         return self._run(self._bulk_flow(calls))
 
     def statement(self, where: str, account: int, values: Sequence[object], query: object) -> Statement:
-        """A page of an account's statement: not read on TigerBeetle yet."""
-        _tb_no_history(where)
+        """A page of the statement of an account of the kind, named by its
+        values, as query (a StatementQuery, None for the default) asks: an
+        entry for each move of a do or a hold that names the account and
+        for each post or void of such a hold, and an expiry at the deadline
+        of each hold TigerBeetle found expired. Entries have neither key nor
+        arguments, which TigerBeetle keeps only as hashes; id names the
+        record. Balances are summed from the account's first record, so a
+        page reads the account's whole history."""
+        self._history_client(where, self._client)
+        return self._run(self._statement_flow(where, account, values, query))
 
     def entries(self, where: str, kind: int, key: Sequence[object]) -> list[Entry]:
-        """The entries of one key's calls: not read on TigerBeetle yet."""
-        _tb_no_history(where)
+        """Every entry the call of the kind with the key wrote, oldest
+        first, both sides of every move, with the key but not the other
+        arguments; an entry's account values are there when the key holds
+        them, and after is None (a statement of the account has it)."""
+        return self._run(self._entries_flow(where, kind, key))
 
-    def open_holds(self, where: str, account: int | None, values: Sequence[object] | None, kind: int | None) -> list[OpenHold]:
-        """The holds still open: not read on TigerBeetle yet."""
-        _tb_no_history(where)
+    def open_holds(self, where: str, account: int | None, values: Sequence[object] | None,
+                   kind: int | None) -> list[OpenHold]:
+        """The holds still held that move from or to the account of the kind
+        named by values (any account for None), of the transfer kind (any
+        for None), the oldest first; key is None and id the hold's first
+        move's."""
+        self._history_client(where, self._client)
+        return self._run(self._open_holds_flow(where, account, values, kind))
 
     def balance_at(self, where: str, account: int, values: Sequence[object], at: object) -> Balance:
-        """What an account held at a time: not read on TigerBeetle yet."""
-        _tb_no_history(where)
+        """What the account held at a time, an aware datetime: after every
+        entry of its statement at that time or before."""
+        self._history_client(where, self._client)
+        return self._run(self._balance_at_flow(where, account, values, at))
 
 
-class AsyncTigerBeetleBook(_TbFlows):
+class AsyncTigerBeetleBook(_TbHistory):
     """TigerBeetleBook over the official client's ClientAsync: the same
     calls, awaited. A request that gets no answer within timeout_ms (0: no
     limit) raises ChoboError CHOBO_TIMEOUT; it is left to finish in the
@@ -2739,6 +3370,14 @@ class AsyncTigerBeetleBook(_TbFlows):
         if req.op == "create_transfers":
             res_t = await _tb_awaiting(c.create_transfers([_tb_transfer(t) for t in req.transfers]), ms, what)
             return _TbAnswer(statuses=[int(r.status) for r in res_t])
+        if req.op == "get_account_transfers":
+            ahc = cast(AsyncTigerBeetleHistoryClient, c)
+            got = await _tb_awaiting(ahc.get_account_transfers(_tb_account_filter(req.filter)), ms, what)
+            return _TbAnswer(transfers=[_tb_transfer_back(t) for t in got])
+        if req.op == "query_transfers":
+            ahc = cast(AsyncTigerBeetleHistoryClient, c)
+            got = await _tb_awaiting(ahc.query_transfers(_tb_query_filter(req.filter)), ms, what)
+            return _TbAnswer(transfers=[_tb_transfer_back(t) for t in got])
         if req.op == "lookup_accounts":
             found_a = await _tb_awaiting(c.lookup_accounts(list(req.ids)), ms, what)
             return _TbAnswer(accounts=[_tb_account_back(a) for a in found_a])
@@ -2772,18 +3411,22 @@ class AsyncTigerBeetleBook(_TbFlows):
         return await self._run(self._balance_flow(account, args))
 
     async def statement(self, where: str, account: int, values: Sequence[object], query: object) -> Statement:
-        """A page of an account's statement: not read on TigerBeetle yet."""
-        _tb_no_history(where)
+        """TigerBeetleBook.statement, awaited."""
+        self._history_client(where, self._client)
+        return await self._run(self._statement_flow(where, account, values, query))
 
     async def entries(self, where: str, kind: int, key: Sequence[object]) -> list[Entry]:
-        """The entries of one key's calls: not read on TigerBeetle yet."""
-        _tb_no_history(where)
+        """TigerBeetleBook.entries, awaited."""
+        return await self._run(self._entries_flow(where, kind, key))
 
-    async def open_holds(self, where: str, account: int | None, values: Sequence[object] | None, kind: int | None) -> list[OpenHold]:
-        """The holds still open: not read on TigerBeetle yet."""
-        _tb_no_history(where)
+    async def open_holds(self, where: str, account: int | None, values: Sequence[object] | None,
+                         kind: int | None) -> list[OpenHold]:
+        """TigerBeetleBook.open_holds, awaited."""
+        self._history_client(where, self._client)
+        return await self._run(self._open_holds_flow(where, account, values, kind))
 
     async def balance_at(self, where: str, account: int, values: Sequence[object], at: object) -> Balance:
-        """What an account held at a time: not read on TigerBeetle yet."""
-        _tb_no_history(where)
+        """TigerBeetleBook.balance_at, awaited."""
+        self._history_client(where, self._client)
+        return await self._run(self._balance_at_flow(where, account, values, at))
 
