@@ -457,10 +457,11 @@ func keyNames(tr *book.Transfer) []string {
 	return out
 }
 
-// TestTypeScriptHistoryRefusedBeforeSending holds that the generated
-// client refuses a bad query, a bad cursor or a time that is not a Date
-// before it sends anything, and that the TigerBeetle client's reads say
-// they are not there yet: both run on a database that is not there.
+// TestTypeScriptHistoryRefusedBeforeSending holds that both generated
+// clients refuse a bad query, a bad cursor or a time that is not a Date
+// before they send anything, and that a TigerBeetle client without the
+// reads of an account's transfers says so: they run on a database and a
+// cluster that are not there.
 func TestTypeScriptHistoryRefusedBeforeSending(t *testing.T) {
 	node, _ := typeScript(t)
 	modules, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
@@ -494,12 +495,17 @@ func TestTypeScriptHistoryRefusedBeforeSending(t *testing.T) {
 		"balanceAt.wallet: CHOBO_BAD_ARGUMENT: chobo: balanceAt.wallet: the time must be a Date, got an Invalid Date",
 		"payment.entries: CHOBO_BAD_ARGUMENT: chobo: payment.entries: the key has card, which is not part of payment's key",
 		"queries sent: 0",
-		"statement.wallet: CHOBO_UNSUPPORTED: chobo: statement.wallet: reading history is not in the TypeScript TigerBeetle client yet",
-		"balanceAt.bank: CHOBO_UNSUPPORTED: chobo: balanceAt.bank: reading history is not in the TypeScript TigerBeetle client yet",
-		"openHolds.wallet: CHOBO_UNSUPPORTED: chobo: openHolds.wallet: reading history is not in the TypeScript TigerBeetle client yet",
-		"top_up.entries: CHOBO_UNSUPPORTED: chobo: top_up.entries: reading history is not in the TypeScript TigerBeetle client yet",
-		"payment.openHolds: CHOBO_UNSUPPORTED: chobo: payment.openHolds: reading history is not in the TypeScript TigerBeetle client yet",
 		"statement.wallet: CHOBO_BAD_ARGUMENT: chobo: statement.wallet: a statement's limit is the number 5000; it is a whole number from 1 to 1000, or 0 for 100",
+		`statement.wallet: CHOBO_BAD_ARGUMENT: chobo: statement.wallet: the string "12y3" is not a cursor of this book's statements; give the cursor or next a statement answered`,
+		`statement.bank: CHOBO_BAD_ARGUMENT: chobo: statement.bank: the string "012" is not a cursor of this book's statements; give the cursor or next a statement answered`,
+		"statement.bank: CHOBO_BAD_ARGUMENT: chobo: statement.bank: transfers holds the string \"refund\", which is not a transfer kind of the book; it has top_up, payment",
+		"balanceAt.bank: CHOBO_BAD_ARGUMENT: chobo: balanceAt.bank: the time must be a Date, got an Invalid Date",
+		"payment.entries: CHOBO_BAD_ARGUMENT: chobo: payment.entries: the key has card, which is not part of payment's key",
+		"requests sent: 0",
+		"statement.wallet: CHOBO_UNSUPPORTED: chobo: statement.wallet: the TigerBeetle client does not read an account's transfers (getAccountTransfers, queryTransfers)",
+		"balanceAt.bank: CHOBO_UNSUPPORTED: chobo: balanceAt.bank: the TigerBeetle client does not read an account's transfers (getAccountTransfers, queryTransfers)",
+		"openHolds.wallet: CHOBO_UNSUPPORTED: chobo: openHolds.wallet: the TigerBeetle client does not read an account's transfers (getAccountTransfers, queryTransfers)",
+		"payment.openHolds: CHOBO_UNSUPPORTED: chobo: payment.openHolds: the TigerBeetle client does not read an account's transfers (getAccountTransfers, queryTransfers)",
 		"requests sent: 0",
 	}
 	if !slices.Equal(lines, wantLines) {
@@ -517,7 +523,7 @@ let queries = 0;
 const db = { query: async (): Promise<{ rows: unknown[] }> => { queries++; return { rows: [] }; } };
 let requests = 0;
 const never = async (): Promise<never> => { requests++; throw new Error("sent"); };
-const client = { createAccounts: never, createTransfers: never, lookupAccounts: never, lookupTransfers: never };
+const client = { createAccounts: never, createTransfers: never, lookupAccounts: never, lookupTransfers: never, getAccountTransfers: never, queryTransfers: never };
 
 async function show(where: string, p: Promise<unknown>): Promise<void> {
   try {
@@ -540,11 +546,20 @@ await show("payment.entries", pg.payment.entries(wrongKey));
 console.log("queries sent: " + queries);
 
 const tb = tigerbeetle(client, { tenant: "t" });
-await show("statement.wallet", tb.statement.wallet({ card: "c-1" }, { newest: true }));
-await show("balanceAt.bank", tb.balanceAt.bank(new Date()));
-await show("openHolds.wallet", tb.openHolds.wallet({ card: "c-1" }));
-await show("top_up.entries", tb.top_up.entries({ top_up_id: "t-1" }));
-await show("payment.openHolds", tb.payment.openHolds());
 await show("statement.wallet", tb.statement.wallet({ card: "c-1" }, { limit: 5000 }));
+await show("statement.wallet", tb.statement.wallet({ card: "c-1" }, { after: "12y3" }));
+await show("statement.bank", tb.statement.bank({ after: "012" }));
+await show("statement.bank", tb.statement.bank({ newest: true, transfers: ["refund"] }));
+await show("balanceAt.bank", tb.balanceAt.bank(new Date("soon")));
+await show("payment.entries", tb.payment.entries(wrongKey));
+console.log("requests sent: " + requests);
+
+// A client without the two reads of an account's transfers makes calls
+// but cannot read history.
+const plain = tigerbeetle({ createAccounts: never, createTransfers: never, lookupAccounts: never, lookupTransfers: never }, { tenant: "t" });
+await show("statement.wallet", plain.statement.wallet({ card: "c-1" }, { newest: true }));
+await show("balanceAt.bank", plain.balanceAt.bank(new Date()));
+await show("openHolds.wallet", plain.openHolds.wallet({ card: "c-1" }));
+await show("payment.openHolds", plain.payment.openHolds());
 console.log("requests sent: " + requests);
 `

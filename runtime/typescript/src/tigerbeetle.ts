@@ -13,6 +13,7 @@ import {
   ChoboError,
   checkAmount,
   checkSize,
+  describe,
   type Entry,
   type EntryOp,
   type HoldMove,
@@ -1764,7 +1765,7 @@ function parseCursor(where: string, c: string): Pick<HistEntry, "ts" | "expire" 
       return p;
     }
   }
-  throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${JSON.stringify(c)} is not a cursor of a TigerBeetle statement`);
+  throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${describe(c)} is not a cursor of this book's statements; give the cursor or next a statement answered`);
 }
 
 /** dateOf is a TigerBeetle timestamp as a Date, which holds milliseconds: the rest is cut off. */
