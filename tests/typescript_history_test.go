@@ -21,6 +21,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/interp"
@@ -233,7 +234,7 @@ func tsHistoryScenario(t *testing.T, ctx context.Context, d *tsDriver, pool *pgx
 		case st.Read != nil:
 			reads++
 			rd, exp := sc.Steps[i].Read, want[0].Reads[i]
-			got, wantLines := tsHistoryRead(t, d, orig, tenant, rd, exp, first, timeOf, nexts, i)
+			got, wantLines := tsHistoryRead(t, d, orig, tenant, rd, exp, first, pgLines(t, timeOf), nexts, i)
 			if strings.Join(got, "\n") != strings.Join(wantLines, "\n") {
 				t.Errorf("%s: step %d (%s):\nTypeScript client:\n  %s\ninterpreter:\n  %s", sc.Name, i+1, rd.Label(diag.English),
 					strings.Join(got, "\n  "), strings.Join(wantLines, "\n  "))
@@ -321,8 +322,30 @@ func protocolEntryLines(entries *[]protocol.Entry, timeOf func(string) int64) []
 	return out
 }
 
+// readLines writes both sides of a read for the comparison: the
+// driver's answer (got, gotHolds) and the interpreter's (want,
+// wantHolds); byKey says entries were read by a call's key, by the
+// account holds were read by (nil for none). Each backend keeps what it
+// keeps, so each has its own.
+type readLines struct {
+	got       func(entries *[]protocol.Entry, byKey bool) []string
+	want      func(e interp.Entry, byKey bool) string
+	gotHolds  func(res protocol.Response) []string
+	wantHolds func(holds []*interp.Hold, by *interp.Account) []string
+}
+
+// pgLines are the lines of a read on PostgreSQL.
+func pgLines(t *testing.T, timeOf func(string) int64) readLines {
+	return readLines{
+		got:       func(es *[]protocol.Entry, _ bool) []string { return protocolEntryLines(es, timeOf) },
+		want:      func(e interp.Entry, _ bool) string { return interpEntryLine(e) },
+		gotHolds:  func(res protocol.Response) []string { return tsHoldLines(t, res, timeOf) },
+		wantHolds: func(holds []*interp.Hold, _ *interp.Account) []string { return interpHoldLines(holds) },
+	}
+}
+
 func tsHistoryRead(t *testing.T, d *tsDriver, b *book.Book, tenant string, rd *scenario.ReadStep, exp *scenario.ReadResult,
-	first func(int64, bool) *time.Time, timeOf func(string) int64, nexts map[int]string, step int) (got, want []string) {
+	first func(int64, bool) *time.Time, lines readLines, nexts map[int]string, step int) (got, want []string) {
 	t.Helper()
 	req := protocol.Request{Tenant: tenant}
 	if rd.Account != nil {
@@ -354,9 +377,9 @@ func tsHistoryRead(t *testing.T, d *tsDriver, b *book.Book, tenant string, rd *s
 		}
 		res := d.ask(req)
 		nexts[step] = res.Next
-		got = append(protocolEntryLines(res.Entries, timeOf), fmt.Sprintf("more: %v", res.More))
+		got = append(lines.got(res.Entries, false), fmt.Sprintf("more: %v", res.More))
 		for _, e := range exp.Entries {
-			want = append(want, interpEntryLine(e))
+			want = append(want, lines.want(e, false))
 		}
 		want = append(want, fmt.Sprintf("more: %v", exp.More))
 		if res.Entries != nil && len(*res.Entries) > 0 && res.Next != (*res.Entries)[len(*res.Entries)-1].Cursor {
@@ -366,16 +389,16 @@ func tsHistoryRead(t *testing.T, d *tsDriver, b *book.Book, tenant string, rd *s
 		req.Op = protocol.Entries
 		req.Transfer = rd.Transfer.Name
 		req.Args = byName(keyNames(rd.Transfer), rd.Key)
-		got = protocolEntryLines(d.ask(req).Entries, timeOf)
+		got = lines.got(d.ask(req).Entries, true)
 		for _, e := range exp.Entries {
-			want = append(want, interpEntryLine(e))
+			want = append(want, lines.want(e, true))
 		}
 	case scenario.ReadHolds:
 		req.Op = protocol.Holds
 		if rd.Transfer != nil {
 			req.Transfer = rd.Transfer.Name
 		}
-		got, want = tsHoldLines(t, d.ask(req), timeOf), interpHoldLines(exp.Holds)
+		got, want = lines.gotHolds(d.ask(req)), lines.wantHolds(exp.Holds, rd.Account)
 		// The requests the scenarios do not make: an account's holds kept
 		// to one kind, and every hold of the book, which is the one
 		// kind's when the book has one kind that holds.
@@ -396,14 +419,14 @@ func tsHistoryRead(t *testing.T, d *tsDriver, b *book.Book, tenant string, rd *s
 						kept = append(kept, h)
 					}
 				}
-				got = append(append(got, "of "+tr.Name+":"), tsHoldLines(t, d.ask(both), timeOf)...)
-				want = append(append(want, "of "+tr.Name+":"), interpHoldLines(kept)...)
+				got = append(append(got, "of "+tr.Name+":"), lines.gotHolds(d.ask(both))...)
+				want = append(append(want, "of "+tr.Name+":"), lines.wantHolds(kept, rd.Account)...)
 			}
 		case rd.Account == nil && len(holding) == 1:
 			every := req
 			every.Transfer = ""
-			got = append(append(got, "of any kind:"), tsHoldLines(t, d.ask(every), timeOf)...)
-			want = append(append(want, "of any kind:"), interpHoldLines(exp.Holds)...)
+			got = append(append(got, "of any kind:"), lines.gotHolds(d.ask(every))...)
+			want = append(append(want, "of any kind:"), lines.wantHolds(exp.Holds, nil)...)
 		}
 	case scenario.ReadBalance:
 		req.Op = protocol.BalanceAt
@@ -457,10 +480,11 @@ func keyNames(tr *book.Transfer) []string {
 	return out
 }
 
-// TestTypeScriptHistoryRefusedBeforeSending holds that the generated
-// client refuses a bad query, a bad cursor or a time that is not a Date
-// before it sends anything, and that the TigerBeetle client's reads say
-// they are not there yet: both run on a database that is not there.
+// TestTypeScriptHistoryRefusedBeforeSending holds that both generated
+// clients refuse a bad query, a bad cursor or a time that is not a Date
+// before they send anything, and that a TigerBeetle client without the
+// reads of an account's transfers says so: they run on a database and a
+// cluster that are not there.
 func TestTypeScriptHistoryRefusedBeforeSending(t *testing.T) {
 	node, _ := typeScript(t)
 	modules, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
@@ -494,12 +518,17 @@ func TestTypeScriptHistoryRefusedBeforeSending(t *testing.T) {
 		"balanceAt.wallet: CHOBO_BAD_ARGUMENT: chobo: balanceAt.wallet: the time must be a Date, got an Invalid Date",
 		"payment.entries: CHOBO_BAD_ARGUMENT: chobo: payment.entries: the key has card, which is not part of payment's key",
 		"queries sent: 0",
-		"statement.wallet: CHOBO_UNSUPPORTED: chobo: statement.wallet: reading history is not in the TypeScript TigerBeetle client yet",
-		"balanceAt.bank: CHOBO_UNSUPPORTED: chobo: balanceAt.bank: reading history is not in the TypeScript TigerBeetle client yet",
-		"openHolds.wallet: CHOBO_UNSUPPORTED: chobo: openHolds.wallet: reading history is not in the TypeScript TigerBeetle client yet",
-		"top_up.entries: CHOBO_UNSUPPORTED: chobo: top_up.entries: reading history is not in the TypeScript TigerBeetle client yet",
-		"payment.openHolds: CHOBO_UNSUPPORTED: chobo: payment.openHolds: reading history is not in the TypeScript TigerBeetle client yet",
 		"statement.wallet: CHOBO_BAD_ARGUMENT: chobo: statement.wallet: a statement's limit is the number 5000; it is a whole number from 1 to 1000, or 0 for 100",
+		`statement.wallet: CHOBO_BAD_ARGUMENT: chobo: statement.wallet: the string "12y3" is not a cursor of this book's statements; give the cursor or next a statement answered`,
+		`statement.bank: CHOBO_BAD_ARGUMENT: chobo: statement.bank: the string "012" is not a cursor of this book's statements; give the cursor or next a statement answered`,
+		"statement.bank: CHOBO_BAD_ARGUMENT: chobo: statement.bank: transfers holds the string \"refund\", which is not a transfer kind of the book; it has top_up, payment",
+		"balanceAt.bank: CHOBO_BAD_ARGUMENT: chobo: balanceAt.bank: the time must be a Date, got an Invalid Date",
+		"payment.entries: CHOBO_BAD_ARGUMENT: chobo: payment.entries: the key has card, which is not part of payment's key",
+		"requests sent: 0",
+		"statement.wallet: CHOBO_UNSUPPORTED: chobo: statement.wallet: the TigerBeetle client does not read an account's transfers (getAccountTransfers, queryTransfers)",
+		"balanceAt.bank: CHOBO_UNSUPPORTED: chobo: balanceAt.bank: the TigerBeetle client does not read an account's transfers (getAccountTransfers, queryTransfers)",
+		"openHolds.wallet: CHOBO_UNSUPPORTED: chobo: openHolds.wallet: the TigerBeetle client does not read an account's transfers (getAccountTransfers, queryTransfers)",
+		"payment.openHolds: CHOBO_UNSUPPORTED: chobo: payment.openHolds: the TigerBeetle client does not read an account's transfers (getAccountTransfers, queryTransfers)",
 		"requests sent: 0",
 	}
 	if !slices.Equal(lines, wantLines) {
@@ -517,7 +546,7 @@ let queries = 0;
 const db = { query: async (): Promise<{ rows: unknown[] }> => { queries++; return { rows: [] }; } };
 let requests = 0;
 const never = async (): Promise<never> => { requests++; throw new Error("sent"); };
-const client = { createAccounts: never, createTransfers: never, lookupAccounts: never, lookupTransfers: never };
+const client = { createAccounts: never, createTransfers: never, lookupAccounts: never, lookupTransfers: never, getAccountTransfers: never, queryTransfers: never };
 
 async function show(where: string, p: Promise<unknown>): Promise<void> {
   try {
@@ -540,11 +569,249 @@ await show("payment.entries", pg.payment.entries(wrongKey));
 console.log("queries sent: " + queries);
 
 const tb = tigerbeetle(client, { tenant: "t" });
-await show("statement.wallet", tb.statement.wallet({ card: "c-1" }, { newest: true }));
-await show("balanceAt.bank", tb.balanceAt.bank(new Date()));
-await show("openHolds.wallet", tb.openHolds.wallet({ card: "c-1" }));
-await show("top_up.entries", tb.top_up.entries({ top_up_id: "t-1" }));
-await show("payment.openHolds", tb.payment.openHolds());
 await show("statement.wallet", tb.statement.wallet({ card: "c-1" }, { limit: 5000 }));
+await show("statement.wallet", tb.statement.wallet({ card: "c-1" }, { after: "12y3" }));
+await show("statement.bank", tb.statement.bank({ after: "012" }));
+await show("statement.bank", tb.statement.bank({ newest: true, transfers: ["refund"] }));
+await show("balanceAt.bank", tb.balanceAt.bank(new Date("soon")));
+await show("payment.entries", tb.payment.entries(wrongKey));
+console.log("requests sent: " + requests);
+
+// A client without the two reads of an account's transfers makes calls
+// but cannot read history.
+const plain = tigerbeetle({ createAccounts: never, createTransfers: never, lookupAccounts: never, lookupTransfers: never }, { tenant: "t" });
+await show("statement.wallet", plain.statement.wallet({ card: "c-1" }, { newest: true }));
+await show("balanceAt.bank", plain.balanceAt.bank(new Date()));
+await show("openHolds.wallet", plain.openHolds.wallet({ card: "c-1" }));
+await show("payment.openHolds", plain.payment.openHolds());
 console.log("requests sent: " + requests);
 `
+
+// TestTypeScriptHistoryOnTigerBeetle runs the scenarios of the history
+// cases on a real replica through the generated TypeScript TigerBeetle
+// client, driven by its driver (the calls, and the statement, entries,
+// holds and balance_at requests), holding each read to what the
+// interpreter reads on the book. Holds expire after seconds in a copy
+// of the book, and the passes are scaled to it, as the conformance runs
+// do.
+//
+// Time: a replica on this machine follows its clock. Each pass is waited
+// out between two instants of that clock, its start and its end; the
+// calls of the scenario's second t come after the end of the pass that
+// brought it, and a hold that expires in a pass has its deadline within
+// it (TigerBeetle dates an expiry at the deadline, the interpreter at the
+// end of the pass). So an entry is at the t of the last pass that
+// started before it, and "from t", "to t" and "balance at t" are held
+// to the start of the pass that brings t (the balance just before it).
+// A call's entries and a statement's are compared with what TigerBeetle
+// keeps: no call's arguments, a key only when read by it, the account's
+// values only where the key or the read names them, and a balance after
+// every entry of a statement whatever the account's bounds.
+func TestTypeScriptHistoryOnTigerBeetle(t *testing.T) {
+	realTigerBeetle(t)
+	node, _ := typeScript(t)
+	modules, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := target.Lookup("tigerbeetle-typescript")
+	if !ok {
+		t.Fatal("no tigerbeetle-typescript target")
+	}
+	srv := tbtest.Replica(t)
+	run := fmt.Sprintf("%x", time.Now().UnixNano())
+	for _, name := range []string{"history", "history_ja"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(casesDir, name)
+			books, _ := filepath.Glob(filepath.Join(dir, "*.book"))
+			if len(books) != 1 {
+				t.Fatalf("the book of %s: %v", name, books)
+			}
+			orig, src := loadBook(t, books[0])
+			data, err := os.ReadFile(filepath.Join(dir, "scenarios.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs, err := scenario.Read(orig, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			copySrc, cp, err := conformance.Shorten(orig, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, ds, err := g.Build(cp, gen.NewSource(filepath.Base(books[0]), copySrc), gen.Options{})
+			if err != nil || len(ds) > 0 || len(files) != 1 {
+				t.Fatalf("the test copy's TypeScript client: %v %v", ds, err)
+			}
+			work := t.TempDir()
+			if err := tsdriver.Compile(tsdriver.Node{Program: node, Modules: modules}, work, map[string][]byte{files[0].Path: files[0].Data}); err != nil {
+				t.Fatal(err)
+			}
+			open, err := conformance.Open(cp, g.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			open.TigerBeetle = srv.Address
+			d := startTSDriver(t, node, tsdriver.DriverArgs(work, files[0].Path), open)
+			reads := 0
+			for i, sc := range scs {
+				reads += tsHistoryScenarioTB(t, d, orig, cp, sc, fmt.Sprintf("%s-%s-%d", sc.Tenant, run, i))
+			}
+			if reads == 0 {
+				t.Fatal("no read step in the scenarios")
+			}
+			t.Logf("%d scenarios, %d reads through the TypeScript TigerBeetle client compared", len(scs), reads)
+		})
+	}
+}
+
+func tsHistoryScenarioTB(t *testing.T, d *tsDriver, orig, cp *book.Book, sc scenario.Scenario, tenant string) int {
+	t.Helper()
+	want := scenario.Run(orig, sc)
+	scaled, err := conformance.Scale(orig, cp, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// marks are the passes: the scenario's time each brought, and the
+	// instant it started, cut to milliseconds as a Date holds it.
+	var marks []tsMark
+	var now int64
+	first := func(s int64, past bool) *time.Time {
+		for _, m := range marks {
+			if m.t > s || (!past && m.t == s) {
+				return &m.at
+			}
+		}
+		return nil
+	}
+	timeOf := func(text string) int64 {
+		at, err := time.Parse(protocol.TimeFormat, text)
+		if err != nil {
+			t.Fatalf("the time %q: %v", text, err)
+		}
+		var s int64
+		for _, m := range marks {
+			if at.After(m.at) {
+				s = m.t
+			}
+		}
+		return s
+	}
+	nexts := map[int]string{}
+	reads, calls := 0, 0
+	for i, st := range scaled.Steps {
+		switch {
+		case st.Together != nil:
+			t.Fatalf("%s: step %d: together is not run here", sc.Name, i+1)
+		case st.Call != nil:
+			c := st.Call.Call
+			args := map[string]string{}
+			for k, v := range c.Strings {
+				args[k] = v
+			}
+			for k, v := range c.Amounts {
+				args[k] = protocol.FormatAmount(v)
+			}
+			res := d.ask(protocol.Request{Op: protocol.Call, Tenant: tenant, Transfer: c.Transfer.Name, Operation: string(c.Op), Args: args})
+			if o, _ := interp.ParseOutcome(res.Outcome); o != want[0].Results[calls].Outcome || res.Reason != want[0].Results[calls].Reason {
+				t.Fatalf("%s: step %d: %s %s on TigerBeetle, %v in the interpreter", sc.Name, i+1, res.Outcome, res.Reason, want[0].Results[calls])
+			}
+			calls++
+		case st.Read != nil:
+			reads++
+			rd, exp := sc.Steps[i].Read, want[0].Reads[i]
+			got, wantLines := tsHistoryRead(t, d, orig, tenant, rd, exp, first, tbLines(timeOf), nexts, i)
+			if strings.Join(got, "\n") != strings.Join(wantLines, "\n") {
+				t.Errorf("%s: step %d (%s):\nTypeScript client:\n  %s\ninterpreter:\n  %s", sc.Name, i+1, rd.Label(diag.English),
+					strings.Join(got, "\n  "), strings.Join(wantLines, "\n  "))
+			}
+		default:
+			// The calls before are a few milliseconds behind the start.
+			time.Sleep(5 * time.Millisecond)
+			start := time.Now().Truncate(time.Millisecond)
+			time.Sleep(time.Duration(st.Pass)*time.Second + 300*time.Millisecond)
+			now += sc.Steps[i].Pass
+			marks = append(marks, tsMark{now, start})
+		}
+	}
+	return reads
+}
+
+// tbLines are the lines of a read on TigerBeetle. An account's values
+// that TigerBeetle does not know are written "(?)" on both sides.
+func tbLines(timeOf func(string) int64) readLines {
+	account := func(kind string, args []string) string {
+		if args == nil {
+			return kind + "(?)"
+		}
+		return book.KindArgs(kind, args)
+	}
+	known := func(a interp.Account, ok bool) string {
+		if !ok {
+			return account(a.Kind.Name, nil)
+		}
+		return account(a.Kind.Name, append([]string{}, a.Args...))
+	}
+	return readLines{
+		got: func(es *[]protocol.Entry, _ bool) []string {
+			if es == nil {
+				return []string{"(no entries in the answer)"}
+			}
+			var out []string
+			for _, e := range *es {
+				var after *[3]string
+				if e.After != nil {
+					after = &[3]string{e.After.Posted, e.After.HeldOut, e.After.HeldIn}
+				}
+				line := tsEntryLine(account(e.Account, e.AccountArgs), timeOf(e.At), e.Transfer, e.Op, e.Key, e.Args,
+					e.Move, e.Out, e.Posted, e.HeldOut, e.HeldIn, after)
+				if e.ID == "" {
+					line += " (no id)"
+				}
+				out = append(out, line)
+			}
+			return out
+		},
+		want: func(e interp.Entry, byKey bool) string {
+			var key []string
+			var after *[3]string
+			if byKey {
+				key = e.Key
+			} else {
+				after = &[3]string{fmt.Sprint(e.After.Posted), fmt.Sprint(e.After.HeldOut), fmt.Sprint(e.After.HeldIn)}
+			}
+			return tsEntryLine(known(e.Account, !byKey || len(e.Account.Args) == 0 || keyHolds(e)), e.Time, e.Call.Transfer.Name,
+				string(e.Op), key, nil, e.Move, e.Out, fmt.Sprint(e.Posted), fmt.Sprint(e.HeldOut), fmt.Sprint(e.HeldIn), after)
+		},
+		gotHolds: func(res protocol.Response) []string {
+			if res.Holds == nil {
+				return []string{"(no holds in the answer)"}
+			}
+			var out []string
+			for _, h := range *res.Holds {
+				var moves []string
+				for _, m := range h.Moves {
+					moves = append(moves, fmt.Sprintf("%d: %s %s -> %s", m.Move, m.Amount, account(m.From, m.FromArgs), account(m.To, m.ToArgs)))
+				}
+				out = append(out, fmt.Sprintf("%s %v held at %ds, expires %v: %s", h.Transfer, h.Key, timeOf(h.Created), h.Deadline != "",
+					strings.Join(moves, "; ")))
+			}
+			return out
+		},
+		wantHolds: func(holds []*interp.Hold, by *interp.Account) []string {
+			var out []string
+			for _, h := range holds {
+				var moves []string
+				for i, a := range h.Amounts {
+					side := func(acc interp.Account) string {
+						return known(acc, len(acc.Args) == 0 || (by != nil && by.Kind == acc.Kind && slices.Equal(by.Args, acc.Args)))
+					}
+					moves = append(moves, fmt.Sprintf("%d: %d %s -> %s", i+1, a, side(h.From[i]), side(h.To[i])))
+				}
+				out = append(out, fmt.Sprintf("%s [] held at %ds, expires %v: %s", h.Transfer.Name, h.Created, h.Transfer.Pending.Expires, strings.Join(moves, "; ")))
+			}
+			return out
+		},
+	}
+}

@@ -42,23 +42,25 @@ func typeScript(t *testing.T) (node, tsc string) {
 func TestTypeScriptRuntime(t *testing.T) {
 	node, tsc := typeScript(t)
 	// Laid out as the repository is: the package's dist/ beside its
-	// node_modules, and testdata/vectors.json two folders above the
-	// compiled tests, where they look for it.
+	// node_modules, and testdata/vectors.json and history_vectors.json two
+	// folders above the compiled tests, where they look for them.
 	out := t.TempDir()
 	pkg := filepath.Join(out, "typescript")
 	cmd := exec.Command(tsc, "-p", tsRuntimeDir, "--outDir", filepath.Join(pkg, "dist"))
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tsc -p runtime/typescript: %v\n%s", err, b)
 	}
-	vec, err := os.ReadFile(vectorsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := os.MkdirAll(filepath.Join(out, "testdata"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(out, "testdata", "vectors.json"), vec, 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{vectorsFile, filepath.Join(filepath.Dir(vectorsFile), "history_vectors.json")} {
+		vec, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, "testdata", filepath.Base(f)), vec, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	abs, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
 	if err := os.Symlink(abs, filepath.Join(pkg, "node_modules")); err != nil {

@@ -50,7 +50,7 @@ func BalanceSQL(b *book.Book, a *book.Account) string {
 
 // ExpireSQL gives back holds past their deadline.
 func ExpireSQL(b *book.Book) string {
-	return fmt.Sprintf("select %s.expire($1::pg_catalog.integer, $2::pg_catalog.uuid)", Ident(b.Name))
+	return fmt.Sprintf("select %s.expire($1::pg_catalog.int4, $2::pg_catalog.uuid)", Ident(b.Name))
 }
 
 // HistorySQL are the statements a client reads a ledger's history with,
@@ -85,7 +85,7 @@ var openHoldOut = strings.Split(strings.ReplaceAll(openHoldColumns, " ", ""), ",
 func History(b *book.Book) HistorySQL {
 	s := Ident(b.Name)
 	return HistorySQL{
-		Statement: fmt.Sprintf("select %s from %s.history_statement($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz, $5::pg_catalog.timestamptz, $6::pg_catalog.text[], $7::pg_catalog.boolean, $8::pg_catalog.integer, $9::pg_catalog.bigint)", entryColumns, s),
+		Statement: fmt.Sprintf("select %s from %s.history_statement($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz, $5::pg_catalog.timestamptz, $6::pg_catalog.text[], $7::pg_catalog.bool, $8::pg_catalog.int4, $9::pg_catalog.int8)", entryColumns, s),
 		Call:      fmt.Sprintf("select %s from %s.history_call($1, $2, $3::pg_catalog.text[])", entryColumns, s),
 		OpenHolds: fmt.Sprintf("select %s from %s.history_open_holds($1, $2, $3::pg_catalog.text[], $4)", openHoldColumns, s),
 		BalanceAt: fmt.Sprintf("select posted, held_in, held_out from %s.history_balance($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz)", s),

@@ -509,7 +509,7 @@ interface Entry {
   move: number;
   out: boolean;
   account: string;
-  accountArgs: string[];
+  accountArgs: string[] | null;
   posted: bigint;
   heldIn: bigint;
   heldOut: bigint;
@@ -528,7 +528,7 @@ interface OpenHold {
   transfer: string;
   key: string[] | null;
   id: string;
-  moves: { move: number; from: string; fromArgs: string[]; to: string; toArgs: string[]; amount: bigint }[];
+  moves: { move: number; from: string; fromArgs: string[] | null; to: string; toArgs: string[] | null; amount: bigint }[];
   created: Date;
   deadline: Date | null;
 }

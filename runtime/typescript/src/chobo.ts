@@ -301,9 +301,13 @@ export interface Entry {
   /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
   move: number;
   out: boolean;
-  /** The account's kind, and its values. */
+  /**
+   * The account's kind, and its values; null where the backend does not
+   * know them (TigerBeetle, for the entries of a call, when a value of the
+   * account is not in the key: its records keep only hashes).
+   */
   account: string;
-  accountArgs: string[];
+  accountArgs: string[] | null;
   /** What the entry changed. */
   posted: bigint;
   heldIn: bigint;
@@ -363,11 +367,15 @@ export interface OpenHold {
 /** What one move of a hold holds. */
 export interface HoldMove {
   move: number;
-  /** The account kinds the move leaves and reaches, and their values. */
+  /**
+   * The account kinds the move leaves and reaches, and their values; null
+   * where the backend does not know them (TigerBeetle, for an account with
+   * values other than the one the holds were read by).
+   */
   from: string;
-  fromArgs: string[];
+  fromArgs: string[] | null;
   to: string;
-  toArgs: string[];
+  toArgs: string[] | null;
   amount: bigint;
 }
 

@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ChoboError, DEFAULT_PAGE, MAX_PAGE, checkQuery, pageLimit } from "../src/chobo.ts";
 import { type HistoryKinds, type Queryable, balanceAt, callEntries, openHolds, parseCursor, statement } from "../src/postgres.ts";
-import { noHistory } from "../src/tigerbeetle.ts";
 
 /** scripted answers each query with the next of its row lists. */
 function scripted(...steps: unknown[][]): Queryable & { sent: { text: string; values: unknown[] }[] } {
@@ -167,10 +166,4 @@ test("a balance at a time sends the time, and refuses what is not one", async ()
     await assert.rejects(balanceAt(none, "balanceAt.wallet", "B", "t", "wallet", ["c-1"], at), isBad);
     assert.equal(none.sent.length, 0);
   }
-});
-
-test("a TigerBeetle book's reads say they are not there yet", () => {
-  const e = noHistory("statement.wallet", "c-1");
-  assert.equal(e.code, "CHOBO_UNSUPPORTED");
-  assert.match(e.message, /^chobo: statement\.wallet: reading history is not in the TypeScript TigerBeetle client yet$/);
 });

@@ -6,11 +6,11 @@ import {
   BOUNDS_CHANGED, DEADLOCK_DETECTED, IN_FAILED_TRANSACTION, MAX_ATTEMPTS, SERIALIZATION_FAILURE, backoff, retryable,
 } from "../src/postgres.ts";
 import {
-  ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS, type ChainEvent, DEFAULT_TIMEOUT_MS, type Def, MAX_EVENTS, TRANSFER_LINKED,
+  ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS, type ChainEvent, DEFAULT_TIMEOUT_MS, MAX_EVENTS, TRANSFER_LINKED,
   TRANSFER_PENDING, TRANSFER_POST_PENDING, TRANSFER_VOID_PENDING, type TigerBeetleAccount, type TigerBeetleTransfer,
   finish, lookups, plan, read, readStatus, statusChain, transferStatus,
 } from "../src/tigerbeetle.ts";
-import { type VectorAccount, type VectorDef, type VectorEvent, type VectorTransfer, value, vectors } from "./vectors.ts";
+import { type VectorAccount, type VectorEvent, type VectorTransfer, defOf, value, vectors } from "./vectors.ts";
 
 // Each test replays a part of vectors.json, which the Go tests write from
 // the Go implementation: what this runtime sends and answers must be the
@@ -36,21 +36,6 @@ test("the constants are the Go implementation's", () => {
   );
   assert.deepEqual(Object.values(pg.sqlstates).filter(retryable).sort(), [...pg.retryable].sort());
 });
-
-/** defOf reads the file's definition of a book as a generated client carries it. */
-function defOf(v: VectorDef): Def {
-  const bound = (b: { value: string; reason: string } | null) => (b === null ? null : { value: BigInt(b.value), reason: b.reason });
-  return {
-    book: v.book,
-    units: v.units,
-    accounts: v.accounts.map((a) => ({ ...a, lower: bound(a.lower), upper: bound(a.upper) })),
-    transfers: v.transfers.map((t) => ({
-      name: t.name, definition: t.definition, params: t.params, key: t.key, pending: t.pending, timeout: t.timeout,
-      moves: t.moves.map((m) => ({ amount: m.amount, literal: BigInt(m.literal), from: m.from, to: m.to })),
-      postAmounts: t.post_amounts,
-    })),
-  };
-}
 
 // What the file holds of a record: every field chobo sets. The fields it
 // leaves out are zero in every record a chain sends.

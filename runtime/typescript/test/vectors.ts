@@ -5,6 +5,7 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { Def } from "../src/tigerbeetle.ts";
 
 /** A call's value: a string, or an amount in decimal. */
 export type VectorValue = string | { amount: string };
@@ -99,18 +100,19 @@ export interface Vectors {
   read_statuses: { statuses: string[]; state: string | null; error?: VectorReadError }[];
 }
 
-function path(): string {
-  const named = process.env["CHOBO_VECTORS"];
+/** path finds a file of runtime/testdata, or the one named in the environment variable env. */
+export function path(env = "CHOBO_VECTORS", file = "vectors.json"): string {
+  const named = process.env[env];
   if (named !== undefined && named !== "") {
     return named;
   }
-  for (const rel of ["../../../testdata/vectors.json", "../../testdata/vectors.json"]) {
+  for (const rel of [`../../../testdata/${file}`, `../../testdata/${file}`]) {
     const p = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(p)) {
       return p;
     }
   }
-  throw new Error("runtime/testdata/vectors.json is not beside the runtime; name it in CHOBO_VECTORS");
+  throw new Error(`runtime/testdata/${file} is not beside the runtime; name it in ${env}`);
 }
 
 export const vectors: Vectors = JSON.parse(readFileSync(path(), "utf8"));
@@ -118,4 +120,19 @@ export const vectors: Vectors = JSON.parse(readFileSync(path(), "utf8"));
 /** value reads a call's value as a runtime takes it. */
 export function value(v: VectorValue): string | bigint {
   return typeof v === "string" ? v : BigInt(v.amount);
+}
+
+/** defOf reads the file's definition of a book as a generated client carries it. */
+export function defOf(v: VectorDef): Def {
+  const bound = (b: { value: string; reason: string } | null) => (b === null ? null : { value: BigInt(b.value), reason: b.reason });
+  return {
+    book: v.book,
+    units: v.units,
+    accounts: v.accounts.map((a) => ({ ...a, lower: bound(a.lower), upper: bound(a.upper) })),
+    transfers: v.transfers.map((t) => ({
+      name: t.name, definition: t.definition, params: t.params, key: t.key, pending: t.pending, timeout: t.timeout,
+      moves: t.moves.map((m) => ({ amount: m.amount, literal: BigInt(m.literal), from: m.from, to: m.to })),
+      postAmounts: t.post_amounts,
+    })),
+  };
 }

@@ -276,7 +276,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "順序".expire(%s::pg_catalog.integer, %s::pg_catalog.uuid)', max)
+        return self._backend.expire('select "順序".expire(%s::pg_catalog.int4, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -522,7 +522,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "順序".expire(%s::pg_catalog.integer, %s::pg_catalog.uuid)', max)
+        return await self._backend.expire('select "順序".expire(%s::pg_catalog.int4, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -543,7 +543,7 @@ def _history() -> PgHistory:
     values: made once, on the first read, after the runtime below has
     declared its types."""
     return PgHistory(
-        statement='select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "順序".history_statement(%s, %s, %s::pg_catalog.text[], %s::pg_catalog.timestamptz, %s::pg_catalog.timestamptz, %s::pg_catalog.text[], %s::pg_catalog.boolean, %s::pg_catalog.integer, %s::pg_catalog.bigint)',
+        statement='select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "順序".history_statement(%s, %s, %s::pg_catalog.text[], %s::pg_catalog.timestamptz, %s::pg_catalog.timestamptz, %s::pg_catalog.text[], %s::pg_catalog.bool, %s::pg_catalog.int4, %s::pg_catalog.int8)',
         call='select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "順序".history_call(%s, %s, %s::pg_catalog.text[])',
         open_holds='select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "順序".history_open_holds(%s, %s, %s::pg_catalog.text[], %s)',
         balance_at='select posted, held_in, held_out from "順序".history_balance(%s, %s, %s::pg_catalog.text[], %s::pg_catalog.timestamptz)',

@@ -171,7 +171,7 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async entries(key: ReceiveGoodsKey): Promise<Entry[]> {
         checkArity("receive_goods.entries", arguments.length, ["key"]);
         const k = argsOf("receive_goods.entries", "key", key, ["delivery", "sku"]);
-        throw noHistory("receive_goods.entries", checkText("receive_goods.entries", "delivery", field(k, "delivery")), checkText("receive_goods.entries", "sku", field(k, "sku")));
+        return tb.callEntries(0, [checkText("receive_goods.entries", "delivery", field(k, "delivery")), checkText("receive_goods.entries", "sku", field(k, "sku"))]);
       },
     },
     allocate: {
@@ -241,11 +241,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async entries(key: AllocateKey): Promise<Entry[]> {
         checkArity("allocate.entries", arguments.length, ["key"]);
         const k = argsOf("allocate.entries", "key", key, ["order", "sku"]);
-        throw noHistory("allocate.entries", checkText("allocate.entries", "order", field(k, "order")), checkText("allocate.entries", "sku", field(k, "sku")));
+        return tb.callEntries(1, [checkText("allocate.entries", "order", field(k, "order")), checkText("allocate.entries", "sku", field(k, "sku"))]);
       },
       async openHolds(): Promise<OpenHold[]> {
         checkArity("allocate.openHolds", arguments.length, []);
-        throw noHistory("allocate.openHolds");
+        return tb.openHolds(-1, null, 1);
       },
     },
     balance: {
@@ -267,45 +267,47 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async on_hand(account: OnHandAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.on_hand", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.on_hand", "account", account, ["sku"]);
-        throw noHistory("statement.on_hand", checkText("statement.on_hand", "sku", field(a, "sku")), checkQuery("statement.on_hand", query === undefined ? {} : query, transferNames));
+        const v = [checkText("statement.on_hand", "sku", field(a, "sku"))];
+        return tb.statement(0, v, checkQuery("statement.on_hand", query === undefined ? {} : query, transferNames));
       },
       async makers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.makers", arguments.length, ["query?"]);
-        throw noHistory("statement.makers", checkQuery("statement.makers", query === undefined ? {} : query, transferNames));
+        return tb.statement(1, [], checkQuery("statement.makers", query === undefined ? {} : query, transferNames));
       },
       async buyers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.buyers", arguments.length, ["query?"]);
-        throw noHistory("statement.buyers", checkQuery("statement.buyers", query === undefined ? {} : query, transferNames));
+        return tb.statement(2, [], checkQuery("statement.buyers", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {
       async on_hand(account: OnHandAccount, at: Date): Promise<Balance> {
         checkArity("balanceAt.on_hand", arguments.length, ["account", "at"]);
         const a = argsOf("balanceAt.on_hand", "account", account, ["sku"]);
-        throw noHistory("balanceAt.on_hand", checkText("balanceAt.on_hand", "sku", field(a, "sku")), checkTime("balanceAt.on_hand", "the time", at));
+        const v = [checkText("balanceAt.on_hand", "sku", field(a, "sku"))];
+        return tb.balanceAt(0, v, checkTime("balanceAt.on_hand", "the time", at));
       },
       async makers(at: Date): Promise<Balance> {
         checkArity("balanceAt.makers", arguments.length, ["at"]);
-        throw noHistory("balanceAt.makers", checkTime("balanceAt.makers", "the time", at));
+        return tb.balanceAt(1, [], checkTime("balanceAt.makers", "the time", at));
       },
       async buyers(at: Date): Promise<Balance> {
         checkArity("balanceAt.buyers", arguments.length, ["at"]);
-        throw noHistory("balanceAt.buyers", checkTime("balanceAt.buyers", "the time", at));
+        return tb.balanceAt(2, [], checkTime("balanceAt.buyers", "the time", at));
       },
     },
     openHolds: {
       async on_hand(account: OnHandAccount): Promise<OpenHold[]> {
         checkArity("openHolds.on_hand", arguments.length, ["account"]);
         const a = argsOf("openHolds.on_hand", "account", account, ["sku"]);
-        throw noHistory("openHolds.on_hand", checkText("openHolds.on_hand", "sku", field(a, "sku")));
+        return tb.openHolds(0, [checkText("openHolds.on_hand", "sku", field(a, "sku"))], -1);
       },
       async makers(): Promise<OpenHold[]> {
         checkArity("openHolds.makers", arguments.length, []);
-        throw noHistory("openHolds.makers");
+        return tb.openHolds(1, [], -1);
       },
       async buyers(): Promise<OpenHold[]> {
         checkArity("openHolds.buyers", arguments.length, []);
-        throw noHistory("openHolds.buyers");
+        return tb.openHolds(2, [], -1);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
@@ -655,9 +657,13 @@ export interface Entry {
   /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
   move: number;
   out: boolean;
-  /** The account's kind, and its values. */
+  /**
+   * The account's kind, and its values; null where the backend does not
+   * know them (TigerBeetle, for the entries of a call, when a value of the
+   * account is not in the key: its records keep only hashes).
+   */
   account: string;
-  accountArgs: string[];
+  accountArgs: string[] | null;
   /** What the entry changed. */
   posted: bigint;
   heldIn: bigint;
@@ -717,11 +723,15 @@ export interface OpenHold {
 /** What one move of a hold holds. */
 export interface HoldMove {
   move: number;
-  /** The account kinds the move leaves and reaches, and their values. */
+  /**
+   * The account kinds the move leaves and reaches, and their values; null
+   * where the backend does not know them (TigerBeetle, for an account with
+   * values other than the one the holds were read by).
+   */
   from: string;
-  fromArgs: string[];
+  fromArgs: string[] | null;
   to: string;
-  toArgs: string[];
+  toArgs: string[] | null;
   amount: bigint;
 }
 
@@ -948,7 +958,54 @@ export interface TigerBeetleClient {
   createTransfers(batch: TigerBeetleTransfer[]): Promise<{ status: number }[]>;
   lookupAccounts(batch: bigint[]): Promise<TigerBeetleAccount[]>;
   lookupTransfers(batch: bigint[]): Promise<TigerBeetleTransfer[]>;
+  /**
+   * The two reads of the history: the official client has both; a client
+   * without them makes calls but cannot read a ledger's history.
+   */
+  getAccountTransfers?(filter: TigerBeetleAccountFilter): Promise<TigerBeetleTransfer[]>;
+  queryTransfers?(filter: TigerBeetleQueryFilter): Promise<TigerBeetleTransfer[]>;
 }
+
+/**
+ * TigerBeetle's filter of get_account_transfers, as tigerbeetle-node
+ * 0.17.9 writes it: the transfers that name account_id on the sides the
+ * flags ask for, timestamps from timestamp_min to timestamp_max (both
+ * inclusive, 0 for no bound), of code when not 0, at most limit of them,
+ * oldest first unless reversed.
+ */
+export interface TigerBeetleAccountFilter {
+  account_id: bigint;
+  user_data_128: bigint;
+  user_data_64: bigint;
+  user_data_32: number;
+  code: number;
+  timestamp_min: bigint;
+  timestamp_max: bigint;
+  limit: number;
+  flags: number;
+}
+
+/**
+ * TigerBeetle's filter of query_transfers: the transfers whose fields
+ * equal every one of user_data_128, user_data_64, user_data_32, ledger
+ * and code that is not 0, timestamps and limit as above.
+ */
+export interface TigerBeetleQueryFilter {
+  user_data_128: bigint;
+  user_data_64: bigint;
+  user_data_32: number;
+  ledger: number;
+  code: number;
+  timestamp_min: bigint;
+  timestamp_max: bigint;
+  limit: number;
+  flags: number;
+}
+
+// The flags of an account filter (AccountFilterFlags).
+export const FILTER_DEBITS = 1 << 0;
+export const FILTER_CREDITS = 1 << 1;
+export const FILTER_REVERSED = 1 << 2;
 
 // Flags, with TigerBeetle's bit values.
 export const ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS = 1 << 1;
@@ -2035,16 +2092,734 @@ export class TigerBeetleBook {
     }
     return balanceOf(a.name, found[0]!);
   }
+
+  // The reads of the history. TigerBeetle keeps no entries: they are
+  // worked out from the records of get_account_transfers, as the Go
+  // runtime does (runtime/go/chobotb/history.go), and answer the same.
+
+  /** history is the client's two reads of the history, or the error of a client without them. */
+  #history(where: string): HistoryReads {
+    const c = this.#client;
+    if (typeof c.getAccountTransfers !== "function" || typeof c.queryTransfers !== "function") {
+      throw new ChoboError("CHOBO_UNSUPPORTED", `${where}: the TigerBeetle client does not read an account's transfers (getAccountTransfers, queryTransfers)`);
+    }
+    const ms = this.#timeoutMs;
+    return {
+      accountTransfers: (f) => withTimeout(c.getAccountTransfers!(f), ms, "TigerBeetle get_account_transfers"),
+      query: (f) => withTimeout(c.queryTransfers!(f), ms, "TigerBeetle query_transfers"),
+      lookupAccounts: (ids) => withTimeout(c.lookupAccounts(ids), ms, "TigerBeetle lookup_accounts"),
+    };
+  }
+
+  /** accountOf checks an account kind and its values and names the account. */
+  #accountOf(where: string, account: number, args: readonly string[]): bigint {
+    const a = this.def.accounts[account];
+    if (a === undefined) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `the book ${this.def.book} has no account kind ${account}`);
+    }
+    if (args.length !== a.params) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the account ${a.name} takes ${a.params} values, got ${args.length}`);
+    }
+    checkSize(where, this.tenant, args);
+    return accountId(this.def.book, this.tenant, a.name, args);
+  }
+
+  /**
+   * statement reads one page of the entries of an account of a kind, named
+   * by its values, as the checked query asks: a record for each move of a
+   * do or hold that names the account and for each post or void of such a
+   * hold, less the records that keep a lower bound (those naming the
+   * tenant's sink); and an expiry for each move of a hold TigerBeetle finds
+   * expired, dated at the hold's deadline (TigerBeetle writes nothing when
+   * a hold times out). Entries have neither key nor args, which TigerBeetle
+   * keeps only as hashes; id names the record. Balances are summed from the
+   * account's first record, so each page reads the account's history whole.
+   */
+  async statement(account: number, args: readonly string[], q: CheckedQuery): Promise<Statement> {
+    const where = `statement.${this.def.accounts[account]?.name ?? account}`;
+    const kinds = new Set<number>();
+    for (const name of q.transfers) {
+      const k = this.def.transfers.findIndex((t) => t.name === name);
+      if (k < 0) {
+        throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the book ${this.def.book} has no transfer ${JSON.stringify(name)}`);
+      }
+      kinds.add(k);
+    }
+    const past = q.after === "" ? null : parseCursor(where, q.after);
+    const limit = q.limit;
+    const h = this.#history(where);
+    const id = this.#accountOf(where, account, args);
+    const all = await this.#accountEntries(h, account, id);
+    const from = q.from === null ? null : nanos(q.from);
+    const to = q.to === null ? null : nanos(q.to);
+    const page: Statement = { entries: [], next: q.after, more: false };
+    for (let n = 0; n < all.length; n++) {
+      const e = q.newest ? all[all.length - 1 - n]! : all[n]!;
+      if (past !== null && ((!q.newest && !before(past, e)) || (q.newest && !before(e, past)))) {
+        continue;
+      }
+      if ((from !== null && e.ts < from) || (to !== null && e.ts >= to)) {
+        continue;
+      }
+      if (kinds.size > 0 && !kinds.has(e.kind)) {
+        continue;
+      }
+      if (page.entries.length === limit) {
+        page.more = true;
+        break;
+      }
+      page.entries.push(this.#named(e, [...args], true));
+      page.next = cursorOf(e);
+    }
+    return page;
+  }
+
+  /** named is an entry as the caller reads it; args are its account's values, null when not known. */
+  #named(e: HistEntry, args: string[] | null, after: boolean): Entry {
+    return {
+      transfer: this.def.transfers[e.kind]!.name, op: e.op, key: null, args: null, id: hex(e.id), move: e.move, out: e.out,
+      account: this.def.accounts[e.account]!.name, accountArgs: args, posted: e.posted, heldIn: e.heldIn, heldOut: e.heldOut,
+      after: after ? { ...e.after } : null, at: dateOf(e.ts), cursor: cursorOf(e),
+    };
+  }
+
+  /**
+   * balanceAt is what an account of a kind held at a time: after every
+   * entry of its statement at that time or before, summed from the first.
+   * A time TigerBeetle has not reached yet answers as the account stands.
+   */
+  async balanceAt(account: number, args: readonly string[], at: Date): Promise<Balance> {
+    const where = `balanceAt.${this.def.accounts[account]?.name ?? account}`;
+    const h = this.#history(where);
+    const id = this.#accountOf(where, account, args);
+    const all = await this.#accountEntries(h, account, id);
+    const t = nanos(at) + 999_999n; // every nanosecond of the millisecond a Date names
+    let bal: Balance = { posted: 0n, held_in: 0n, held_out: 0n };
+    for (const e of all) {
+      if (e.ts > t) {
+        break;
+      }
+      bal = e.after;
+    }
+    return { ...bal };
+  }
+
+  /** accountEntries reads every entry of the account id of a kind, in the order they happened, each with the balance it left. */
+  async #accountEntries(h: HistoryReads, account: number, id: bigint): Promise<HistEntry[]> {
+    const records = await readAll(h, id);
+    const sink = this.#tids.sinks[this.def.accounts[account]!.unit]!;
+    const dec = new Decoder(this.def, this.#tids, h);
+    await dec.lookup(records, id, sink);
+    const out: HistEntry[] = [];
+    const holds = new Map<bigint, HistEntry>();
+    const ended = new Set<bigint>();
+    const open: HistEntry[] = [];
+    for (const r of records) {
+      if (r.debit_account_id === sink || r.credit_account_id === sink) {
+        continue; // a lower bound's probe and its void: machinery
+      }
+      const e = blank(r.timestamp, r.id, r.debit_account_id === id, account);
+      const amount = fit(r.amount);
+      if ((r.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)) !== 0) {
+        const held = holds.get(r.pending_id);
+        if (held === undefined) {
+          throw new ChoboError("CHOBO_UNEXPECTED", `record ${hex(r.id)} ends a hold ${hex(r.pending_id)} the account does not show`);
+        }
+        ended.add(r.pending_id);
+        e.kind = held.kind;
+        e.move = held.move;
+        e.op = "void";
+        if ((r.flags & TRANSFER_POST_PENDING) !== 0) {
+          e.op = "post";
+          e.posted = amount;
+        }
+        const was = held.heldOut + held.heldIn;
+        if (e.out) {
+          e.posted = -e.posted;
+          e.heldOut = -was;
+        } else {
+          e.heldIn = -was;
+        }
+        out.push(e);
+        continue;
+      }
+      [e.kind, e.move] = await dec.move(r, e.out, account);
+      if ((r.flags & TRANSFER_PENDING) !== 0) {
+        e.op = "hold";
+        e.timeout = r.timeout;
+        if (e.out) {
+          e.heldOut = amount;
+        } else {
+          e.heldIn = amount;
+        }
+        out.push(e);
+        holds.set(r.id, e);
+        if (r.timeout > 0) {
+          open.push(e);
+        }
+      } else {
+        e.op = "do";
+        e.posted = e.out ? -amount : amount;
+        out.push(e);
+      }
+    }
+    // Expiries: a move of a hold no record ended that TigerBeetle finds
+    // expired. A deadline at or before the account's last record has
+    // passed on TigerBeetle's clock; a later one is asked of it, with a
+    // status chain that writes nothing.
+    const last = records.length > 0 ? records[records.length - 1]!.timestamp : 0n;
+    const ask: HistEntry[] = [];
+    for (const held of open) {
+      if (ended.has(held.id)) {
+        continue;
+      }
+      if (deadlineOf(held) <= last) {
+        out.push(expiry(held));
+      } else {
+        ask.push(held);
+      }
+    }
+    const states = await this.#holdStates(ask);
+    ask.forEach((held, i) => {
+      if (states[i] === "expired") {
+        out.push(expiry(held));
+      }
+    });
+    sortEntries(out);
+    const bal: Balance = { posted: 0n, held_in: 0n, held_out: 0n };
+    for (const e of out) {
+      bal.posted += e.posted;
+      bal.held_out += e.heldOut;
+      bal.held_in += e.heldIn;
+      e.after = { ...bal };
+    }
+    return out;
+  }
+
+  /**
+   * holdStates asks TigerBeetle where each of the hold moves stands: for
+   * each, a void of it linked to a transfer TigerBeetle always refuses,
+   * many to a request. Nothing is written.
+   */
+  async #holdStates(moves: readonly { id: bigint; kind: number; account: number }[]): Promise<(HoldState | null)[]> {
+    const out: (HoldState | null)[] = [];
+    const pairs = Math.floor(MAX_EVENTS / 2);
+    const fixed = fixedOf(this.def);
+    for (let start = 0; start < moves.length; start += pairs) {
+      const batch = moves.slice(start, start + pairs);
+      const req: TigerBeetleTransfer[] = [];
+      for (const m of batch) {
+        const unit = this.def.accounts[m.account]!.unit;
+        const chain: ChainEvent[] = [
+          { role: "status_void", move: 0, reason: "", transfer: transfer({ id: randomId(), pending_id: m.id, flags: TRANSFER_VOID_PENDING }) },
+          {
+            role: "status_fail", move: 0, reason: "",
+            transfer: transfer({ id: randomId(), debit_account_id: m.id, credit_account_id: m.id, amount: 1n, ledger: fixed.ledgers[unit]!, code: fixed.transferCodes[m.kind]! }),
+          },
+        ];
+        link(chain);
+        req.push(chain[0]!.transfer, chain[1]!.transfer);
+      }
+      const st = await this.#createTransfers(req);
+      for (let i = 0; i < batch.length; i++) {
+        out.push(readStatus(st.slice(2 * i, 2 * i + 2)));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * callEntries reads every entry the call of a kind with the key wrote,
+   * oldest first: a do's, or a hold's and then those of its post, void or
+   * expiry, both sides of every move. Each id the call can have written is
+   * known from the key, so one lookup finds them; a hold none of whose
+   * moves a post or void ended is asked whether it expired. The entries
+   * carry the key but not the other arguments; an entry's account values
+   * are there when the key holds them; and after is null (a statement of
+   * the account has it).
+   */
+  async callEntries(kind: number, key: readonly string[]): Promise<Entry[]> {
+    const t = kindOf(this.def, kind);
+    const where = `${t.name}.entries`;
+    if (key.length !== t.key.length) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the key has ${t.key.length} values, got ${key.length}`);
+    }
+    checkSize(where, this.tenant, key);
+    const d = this.def;
+    const want: { op: EntryOp; move: number; id: bigint }[] = [];
+    for (const op of (t.pending ? ["hold", "post", "void"] : ["do"]) as EntryOp[]) {
+      let n = 0;
+      layout(d, t).forEach((s, at) => {
+        let pos = at;
+        if (op === "post" || op === "void") {
+          if (s.role === "lower_probe" || s.role === "lower_probe_void" || s.role === "key_guard") {
+            return;
+          }
+          pos = n++;
+        }
+        if (s.role === "move") {
+          want.push({ op, move: s.move, id: transferId(d.book, this.tenant, t.name, op, key, pos) });
+        }
+      });
+    }
+    const byId = new Map<bigint, TigerBeetleTransfer>();
+    for (let start = 0; start < want.length; start += MAX_EVENTS) {
+      const batch = want.slice(start, start + MAX_EVENTS).map((w) => w.id);
+      const found = await withTimeout(this.#client.lookupTransfers(batch), this.#timeoutMs, "TigerBeetle lookup_transfers");
+      for (const r of found) {
+        byId.set(r.id, r);
+      }
+    }
+    const held = new Map<number, TigerBeetleTransfer>(); // the hold's record, by move
+    const ended = new Set<number>();
+    const moves: HistEntry[] = []; // one per record: the out side; the in side follows
+    for (const w of want) {
+      const r = byId.get(w.id);
+      if (r === undefined) {
+        continue;
+      }
+      const amount = fit(r.amount);
+      const e = blank(r.timestamp, r.id, false, 0);
+      e.kind = kind;
+      e.op = w.op;
+      e.move = w.move;
+      e.timeout = r.timeout;
+      if (w.op === "do") {
+        e.posted = amount;
+      } else if (w.op === "hold") {
+        e.heldOut = amount;
+        held.set(w.move, r);
+      } else {
+        const h = held.get(w.move);
+        if (h === undefined) {
+          throw new ChoboError("CHOBO_UNEXPECTED", `record ${hex(r.id)} ends a hold that is not there`);
+        }
+        ended.add(w.move);
+        e.heldOut = fit(h.amount);
+        if (w.op === "post") {
+          e.posted = amount;
+        }
+      }
+      moves.push(e);
+    }
+    if (t.pending && t.timeout > 0 && held.size > 0 && ended.size === 0) {
+      const hs = moves.map((e) => ({ ...e, account: t.moves[e.move - 1]!.from.account }));
+      const [state] = await this.#holdStates(hs.slice(0, 1));
+      if (state === "expired") {
+        for (const h of hs) {
+          // Released as a void releases it, at the deadline.
+          moves.push({ ...h, hold: h.ts, ts: deadlineOf(h), expire: true, op: "expire" });
+        }
+      }
+    }
+    sortEntries(moves);
+    const out: Entry[] = [];
+    for (const m of moves) {
+      const mv = t.moves[m.move - 1]!;
+      // The out side: a do posts away, a hold holds out, an end releases
+      // what was held and posts away what it posts.
+      const o: HistEntry = { ...m, out: true, account: mv.from.account };
+      const inn: HistEntry = { ...m, out: false, account: mv.to.account };
+      if (m.op === "do") {
+        o.posted = -m.posted;
+      } else if (m.op === "hold") {
+        inn.heldOut = 0n;
+        inn.heldIn = m.heldOut;
+      } else {
+        o.posted = -m.posted;
+        o.heldOut = -m.heldOut;
+        inn.heldOut = 0n;
+        inn.heldIn = -m.heldOut;
+      }
+      for (const e of [o, inn]) {
+        const ne = this.#named(e, sideArgs(t, e.out ? mv.from : mv.to, key), false);
+        ne.key = [...key];
+        out.push(ne);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * openHolds lists the holds still held that move from or to the account
+   * of the kind account named by args (any account when account is -1) and
+   * are of the transfer kind kind (any when -1), oldest first. Read by
+   * account, from the account's records; by kind alone, from every record
+   * of the kind's code, kept to the tenant by the accounts they name. A
+   * hold's moves are those of its chain, found by its content hash; key is
+   * null, and id the id of the hold's first move.
+   */
+  async openHolds(account: number, args: readonly string[] | null, kind: number): Promise<OpenHold[]> {
+    const d = this.def;
+    const where = account === -1 ? `${d.transfers[kind]?.name ?? kind}.openHolds` : `openHolds.${d.accounts[account]?.name ?? account}`;
+    if (kind < -1 || kind >= d.transfers.length) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `the book ${d.book} has no transfer kind ${kind}`);
+    }
+    const h = this.#history(where);
+    const id = account === -1 ? 0n : this.#accountOf(where, account, args ?? []);
+    const codes = fixedOf(d).transferCodes;
+    let records: TigerBeetleTransfer[] = [];
+    if (account !== -1) {
+      records = await readAll(h, id);
+    } else {
+      for (let k = 0; k < d.transfers.length; k++) {
+        if ((kind === -1 || k === kind) && d.transfers[k]!.pending) {
+          records.push(...(await queryAll(h, codes[k]!)));
+        }
+      }
+    }
+    const ended = new Set<bigint>();
+    const firsts = new Map<bigint, TigerBeetleTransfer>();
+    for (const r of records) {
+      if ((r.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)) !== 0) {
+        ended.add(r.pending_id);
+      }
+    }
+    const dec = new Decoder(d, this.#tids, h);
+    const calls: bigint[] = [];
+    for (const r of records) {
+      if ((r.flags & TRANSFER_PENDING) === 0 || ended.has(r.id)) {
+        continue;
+      }
+      const k = dec.byCode.get(r.code);
+      if (k === undefined || (kind !== -1 && k !== kind) || !d.transfers[k]!.pending) {
+        continue;
+      }
+      const f = firsts.get(r.user_data_128);
+      if (f === undefined || r.timestamp < f.timestamp) {
+        if (f === undefined) {
+          calls.push(r.user_data_128);
+        }
+        firsts.set(r.user_data_128, r);
+      }
+    }
+    // A hold whose deadline is at or before the last record read has
+    // expired on TigerBeetle's clock: nothing more is asked of it.
+    let last = 0n;
+    for (const r of records) {
+      if (r.timestamp > last) {
+        last = r.timestamp;
+      }
+    }
+    const found: OpenHold[] = [];
+    const heads: { id: bigint; kind: number; account: number }[] = [];
+    for (const c of calls) {
+      const r = firsts.get(c)!;
+      const k = dec.byCode.get(r.code)!;
+      const t = d.transfers[k]!;
+      if (t.timeout > 0 && r.timestamp + BigInt(t.timeout) * NS <= last) {
+        continue;
+      }
+      const chain = await h.query(queryFilter({ user_data_128: c, code: r.code, limit: MAX_EVENTS + 1 }));
+      const lay = layout(d, t);
+      if (chain.length === 0 || (chain[0]!.flags & TRANSFER_PENDING) === 0 || chain.length > lay.length) {
+        continue; // not a hold's chain: the voids of a kind share one hash
+      }
+      const from = await dec.accountKind(chain[0]!.debit_account_id);
+      if (from < 0) {
+        continue; // another tenant's
+      }
+      const hold: OpenHold = {
+        transfer: t.name, key: null, id: hex(chain[0]!.id), moves: [], created: dateOf(chain[0]!.timestamp),
+        deadline: t.timeout > 0 ? dateOf(chain[0]!.timestamp + BigInt(t.timeout) * NS) : null,
+      };
+      const valuesOf = (acc: bigint, a: number): string[] | null => {
+        if (account !== -1 && acc === id) {
+          return [...(args ?? [])];
+        }
+        return d.accounts[a]!.params === 0 ? [] : null;
+      };
+      lay.forEach((s, pos) => {
+        if (s.role !== "move" || pos >= chain.length) {
+          return;
+        }
+        const rec = chain[pos]!;
+        const mv = t.moves[s.move - 1]!;
+        const m: HoldMove = {
+          move: s.move, from: d.accounts[mv.from.account]!.name, fromArgs: valuesOf(rec.debit_account_id, mv.from.account),
+          to: d.accounts[mv.to.account]!.name, toArgs: valuesOf(rec.credit_account_id, mv.to.account), amount: fit(rec.amount),
+        };
+        hold.moves.push(m);
+      });
+      found.push(hold);
+      heads.push({ id: chain[0]!.id, kind: k, account: from });
+    }
+    const states = await this.#holdStates(heads);
+    const open = found.filter((_, i) => states[i] === "held");
+    // Stable: holds created together keep the order they were found in.
+    open.sort((a, b) => a.created.getTime() - b.created.getTime() || cmp(a.transfer, b.transfer) || cmp(a.id, b.id));
+    return open;
+  }
+}
+
+// ---- the history's machinery, shared by the reads above ----
+
+/** Nanoseconds in a second, as TigerBeetle counts timestamps and chobo timeouts. */
+const NS = 1_000_000_000n;
+
+/** historyPage is how many records one read asks for: what a reply of a --development replica holds comfortably, far below its 8,189. */
+const HISTORY_PAGE = 4096;
+
+/** The client's reads of the history, each bounded by the book's timeout. */
+interface HistoryReads {
+  accountTransfers(f: TigerBeetleAccountFilter): Promise<TigerBeetleTransfer[]>;
+  query(f: TigerBeetleQueryFilter): Promise<TigerBeetleTransfer[]>;
+  lookupAccounts(ids: bigint[]): Promise<TigerBeetleAccount[]>;
 }
 
 /**
- * noHistory is what every history read of a TigerBeetle book answers in
- * this client, once its arguments have been checked (the values, given
- * after where, are what the checks returned): the reads of a
- * TigerBeetle ledger are not written in TypeScript yet, and a read that
- * answered nothing would look like an empty history.
+ * One side of one move of a call that took effect, as the records tell
+ * it, before it is named for the caller. ts is the record's timestamp; an
+ * expiry's is its hold's deadline, and hold the timestamp of the hold's
+ * record, which orders expiries of one deadline.
  */
-export function noHistory(where: string, ..._checked: unknown[]): ChoboError {
-  return new ChoboError("CHOBO_UNSUPPORTED", `${where}: reading history is not in the TypeScript TigerBeetle client yet`);
+interface HistEntry {
+  ts: bigint;
+  hold: bigint;
+  expire: boolean;
+  id: bigint; // the record's; for an expiry, the hold's move
+  kind: number;
+  op: EntryOp;
+  move: number;
+  out: boolean;
+  account: number;
+  timeout: number; // a hold's, in seconds
+  posted: bigint;
+  heldOut: bigint;
+  heldIn: bigint;
+  after: Balance;
+}
+
+function blank(ts: bigint, id: bigint, out: boolean, account: number): HistEntry {
+  return {
+    ts, hold: 0n, expire: false, id, kind: 0, op: "do", move: 0, out, account, timeout: 0,
+    posted: 0n, heldOut: 0n, heldIn: 0n, after: { posted: 0n, held_in: 0n, held_out: 0n },
+  };
+}
+
+/**
+ * before orders entries as they happened: by timestamp, an expiry before
+ * a record of its deadline's timestamp (TigerBeetle finds a hold expired
+ * at its exact deadline), expiries of one deadline in their holds' order.
+ */
+function before(e: Pick<HistEntry, "ts" | "expire" | "hold">, o: Pick<HistEntry, "ts" | "expire" | "hold">): boolean {
+  if (e.ts !== o.ts) {
+    return e.ts < o.ts;
+  }
+  if (e.expire !== o.expire) {
+    return e.expire;
+  }
+  return e.hold < o.hold;
+}
+
+/** sortEntries sorts entries as they happened, keeping the order of those before neither. */
+function sortEntries(es: HistEntry[]): void {
+  es.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+}
+
+/** cursorOf writes an entry's place: its timestamp, and for an expiry its hold's timestamp after an x. */
+function cursorOf(e: Pick<HistEntry, "ts" | "expire" | "hold">): string {
+  return e.expire ? `${e.ts}x${e.hold}` : String(e.ts);
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+
+/** parseCursor reads a cursor back as the place it names, or throws before anything is sent. */
+function parseCursor(where: string, c: string): Pick<HistEntry, "ts" | "expire" | "hold"> {
+  const m = /^(\d+)(?:x(\d+))?$/.exec(c);
+  if (m !== null) {
+    const p = { ts: BigInt(m[1]!), expire: m[2] !== undefined, hold: m[2] === undefined ? 0n : BigInt(m[2]) };
+    if (p.ts <= U64_MAX && p.hold <= U64_MAX && cursorOf(p) === c) {
+      return p;
+    }
+  }
+  throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${describe(c)} is not a cursor of this book's statements; give the cursor or next a statement answered`);
+}
+
+/** dateOf is a TigerBeetle timestamp as a Date, which holds milliseconds: the rest is cut off. */
+function dateOf(ts: bigint): Date {
+  return new Date(Number(ts / 1_000_000n));
+}
+
+/** nanos is a Date as a TigerBeetle timestamp. */
+function nanos(d: Date): bigint {
+  return BigInt(d.getTime()) * 1_000_000n;
+}
+
+function deadlineOf(h: HistEntry): bigint {
+  return h.ts + BigInt(h.timeout) * NS;
+}
+
+/** expiry is the entry of a hold's move given back at its deadline. */
+function expiry(h: HistEntry): HistEntry {
+  return { ...h, hold: h.ts, ts: deadlineOf(h), expire: true, op: "expire", posted: 0n, heldOut: -h.heldOut, heldIn: -h.heldIn };
+}
+
+/** fit reads an amount of a record, which fits 63 bits as chobo's amounts do. */
+function fit(v: bigint): bigint {
+  if (v < 0n || v >= 1n << 63n) {
+    throw new ChoboError("CHOBO_UNEXPECTED", `an amount of ${v} in a record is outside 64 bits`);
+  }
+  return v;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function queryFilter(f: Partial<TigerBeetleQueryFilter>): TigerBeetleQueryFilter {
+  return { user_data_128: 0n, user_data_64: 0n, user_data_32: 0, ledger: 0, code: 0, timestamp_min: 0n, timestamp_max: 0n, limit: 0, flags: 0, ...f };
+}
+
+/** readAll reads every record of an account, both sides, page by page, oldest first. */
+async function readAll(h: HistoryReads, account: bigint): Promise<TigerBeetleTransfer[]> {
+  const out: TigerBeetleTransfer[] = [];
+  const f: TigerBeetleAccountFilter = {
+    account_id: account, user_data_128: 0n, user_data_64: 0n, user_data_32: 0, code: 0,
+    timestamp_min: 0n, timestamp_max: 0n, limit: HISTORY_PAGE, flags: FILTER_DEBITS | FILTER_CREDITS,
+  };
+  for (;;) {
+    const page = await h.accountTransfers({ ...f });
+    out.push(...page);
+    if (page.length < HISTORY_PAGE) {
+      return out;
+    }
+    f.timestamp_min = page[page.length - 1]!.timestamp + 1n;
+  }
+}
+
+/** queryAll reads every record of a transfer code, page by page, oldest first. */
+async function queryAll(h: HistoryReads, code: number): Promise<TigerBeetleTransfer[]> {
+  const out: TigerBeetleTransfer[] = [];
+  const f = queryFilter({ code, limit: HISTORY_PAGE });
+  for (;;) {
+    const page = await h.query({ ...f });
+    out.push(...page);
+    if (page.length < HISTORY_PAGE) {
+      return out;
+    }
+    f.timestamp_min = page[page.length - 1]!.timestamp + 1n;
+  }
+}
+
+/**
+ * sideArgs are the values of the account at one side of a move, as far
+ * as the key tells them: every value when the account's parameters are
+ * all key parameters (none for an account without parameters), null when
+ * one is not, TigerBeetle keeping the others only as hashes.
+ */
+function sideArgs(t: TransferKind, s: Side, key: readonly string[]): string[] | null {
+  const out: string[] = [];
+  for (const p of s.args) {
+    const i = t.key.indexOf(p);
+    if (i < 0) {
+      return null;
+    }
+    out.push(key[i]!);
+  }
+  return out;
+}
+
+/** Decoder tells the transfer kind and the move of a do's or a hold's record. */
+class Decoder {
+  readonly byCode = new Map<number, number>();
+  /** The account kind of an account, by id, as looked up. */
+  readonly #kindOf = new Map<bigint, number>();
+  /** The records of a call's chain, by its content hash, oldest first, as queried. */
+  readonly #chains = new Map<bigint, TigerBeetleTransfer[]>();
+  readonly #d: Def;
+  readonly #tids: TenantIds;
+  readonly #h: HistoryReads;
+
+  constructor(d: Def, tids: TenantIds, h: HistoryReads) {
+    this.#d = d;
+    this.#tids = tids;
+    this.#h = h;
+    fixedOf(d).transferCodes.forEach((c, k) => this.byCode.set(c, k));
+  }
+
+  /**
+   * move tells the kind and the move of r, a do's or a hold's record on an
+   * account of the kind account, on the side out says. The kinds of the two
+   * accounts most often tell the move alone; when two moves of the kind
+   * join the same kinds the same way, the record's place in its chain (every
+   * record with the call's content hash and the kind's code) tells it.
+   */
+  async move(r: TigerBeetleTransfer, out: boolean, account: number): Promise<[number, number]> {
+    const k = this.byCode.get(r.code);
+    if (k === undefined) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `record ${hex(r.id)} has code ${r.code}, of no transfer kind of the book`);
+    }
+    const other = out ? r.credit_account_id : r.debit_account_id;
+    const otherKind = await this.accountKind(other);
+    if (otherKind < 0) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `record ${hex(r.id)} names an account ${hex(other)} of no account kind of the book`);
+    }
+    const t = this.#d.transfers[k]!;
+    const cands: number[] = [];
+    t.moves.forEach((m, i) => {
+      const [from, to] = [m.from.account, m.to.account];
+      if ((out && from === account && to === otherKind) || (!out && to === account && from === otherKind)) {
+        cands.push(i + 1);
+      }
+    });
+    if (cands.length === 0) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `record ${hex(r.id)} is of no move of ${t.name}`);
+    }
+    if (cands.length === 1) {
+      return [k, cands[0]!];
+    }
+    let chain = this.#chains.get(r.user_data_128);
+    if (chain === undefined) {
+      chain = await this.#h.query(queryFilter({ user_data_128: r.user_data_128, code: r.code, limit: MAX_EVENTS + 1 }));
+      this.#chains.set(r.user_data_128, chain);
+    }
+    const lay = layout(this.#d, t);
+    const pos = chain.findIndex((c) => c.id === r.id);
+    const slot = pos < 0 ? undefined : lay[pos];
+    if (slot === undefined || slot.role !== "move" || !cands.includes(slot.move)) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `record ${hex(r.id)} is not where a move of ${t.name} is in its chain`);
+    }
+    return [k, slot.move];
+  }
+
+  /** lookup finds the kinds of the accounts on the other side of the records of the account id, in as few lookups as they fit. */
+  async lookup(records: readonly TigerBeetleTransfer[], id: bigint, sink: bigint): Promise<void> {
+    const others: bigint[] = [];
+    const seen = new Set<bigint>();
+    for (const r of records) {
+      const o = r.debit_account_id === id ? r.credit_account_id : r.debit_account_id;
+      if (o !== sink && r.pending_id === 0n && !seen.has(o)) {
+        seen.add(o);
+        others.push(o);
+      }
+    }
+    for (let start = 0; start < others.length; start += MAX_EVENTS) {
+      for (const a of await this.#h.lookupAccounts(others.slice(start, start + MAX_EVENTS))) {
+        this.#learn(a);
+      }
+    }
+  }
+
+  /** learn keeps the kind of an account when it is one of the book's for the tenant: the kind's code, and its id in user_data_128. */
+  #learn(a: TigerBeetleAccount): void {
+    fixedOf(this.#d).accountCodes.forEach((c, k) => {
+      if (c === a.code && a.user_data_128 === this.#tids.kinds[k]) {
+        this.#kindOf.set(a.id, k);
+      }
+    });
+  }
+
+  /** accountKind is the kind of a book's account of the tenant, -1 for an account that is none. */
+  async accountKind(id: bigint): Promise<number> {
+    let k = this.#kindOf.get(id);
+    if (k === undefined) {
+      for (const a of await this.#h.lookupAccounts([id])) {
+        this.#learn(a);
+      }
+      k = this.#kindOf.get(id);
+    }
+    return k ?? -1;
+  }
 }
 

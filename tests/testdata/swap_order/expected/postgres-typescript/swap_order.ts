@@ -184,7 +184,7 @@ export interface Book {
 
 /** The statements of the history reads. */
 const historySQL: HistoryStatements = {
-  statement: "select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from \"swap_order\".history_statement($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz, $5::pg_catalog.timestamptz, $6::pg_catalog.text[], $7::pg_catalog.boolean, $8::pg_catalog.integer, $9::pg_catalog.bigint)",
+  statement: "select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from \"swap_order\".history_statement($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz, $5::pg_catalog.timestamptz, $6::pg_catalog.text[], $7::pg_catalog.bool, $8::pg_catalog.int4, $9::pg_catalog.int8)",
   call: "select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from \"swap_order\".history_call($1, $2, $3::pg_catalog.text[])",
   openHolds: "select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from \"swap_order\".history_open_holds($1, $2, $3::pg_catalog.text[], $4)",
   balanceAt: "select posted, held_in, held_out from \"swap_order\".history_balance($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz)",
@@ -379,7 +379,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"swap_order\".expire($1::pg_catalog.integer, $2::pg_catalog.uuid)", max);
+      return expire(db, "select \"swap_order\".expire($1::pg_catalog.int4, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);
@@ -694,9 +694,13 @@ export interface Entry {
   /** The move of the transfer kind, from 1 as the book writes them; out is the side the move leaves. */
   move: number;
   out: boolean;
-  /** The account's kind, and its values. */
+  /**
+   * The account's kind, and its values; null where the backend does not
+   * know them (TigerBeetle, for the entries of a call, when a value of the
+   * account is not in the key: its records keep only hashes).
+   */
   account: string;
-  accountArgs: string[];
+  accountArgs: string[] | null;
   /** What the entry changed. */
   posted: bigint;
   heldIn: bigint;
@@ -756,11 +760,15 @@ export interface OpenHold {
 /** What one move of a hold holds. */
 export interface HoldMove {
   move: number;
-  /** The account kinds the move leaves and reaches, and their values. */
+  /**
+   * The account kinds the move leaves and reaches, and their values; null
+   * where the backend does not know them (TigerBeetle, for an account with
+   * values other than the one the holds were read by).
+   */
   from: string;
-  fromArgs: string[];
+  fromArgs: string[] | null;
   to: string;
-  toArgs: string[];
+  toArgs: string[] | null;
   amount: bigint;
 }
 

@@ -105,7 +105,7 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // history is what the history reads send: a statement per read, and
 // the names of each transfer kind's values, which the rows give in order.
 var history = chobopg.History{
-	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "shop".history_statement($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz, $5::pg_catalog.timestamptz, $6::pg_catalog.text[], $7::pg_catalog.boolean, $8::pg_catalog.integer, $9::pg_catalog.bigint)`,
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "shop".history_statement($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz, $5::pg_catalog.timestamptz, $6::pg_catalog.text[], $7::pg_catalog.bool, $8::pg_catalog.int4, $9::pg_catalog.int8)`,
 	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "shop".history_call($1, $2, $3::pg_catalog.text[])`,
 	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "shop".history_open_holds($1, $2, $3::pg_catalog.text[], $4)`,
 	BalanceAt: `select posted, held_in, held_out from "shop".history_balance($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz)`,
@@ -119,13 +119,13 @@ var history = chobopg.History{
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "shop".expire($1::pg_catalog.integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "shop".expire($1::pg_catalog.int4, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "shop".expire($1::pg_catalog.integer, $2::pg_catalog.uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "shop".expire($1::pg_catalog.int4, $2::pg_catalog.uuid)`, max)
 }
 
 // Receive is the transfer receive.
