@@ -308,11 +308,28 @@ func (s *State) CallEntries(t *book.Transfer, key []string) ([]Entry, error) {
 	return out, nil
 }
 
-// OpenHolds lists the holds still held, in the order of Holds, that move
-// from or to a (when a is not nil) and are of the kind t (when t is not
-// nil). A hold whose deadline the clock has reached has expired already:
-// time passes only through Pass, which expires it.
+// OpenHolds lists the holds still held that move from or to a (when a is
+// not nil) and are of the kind t (when t is not nil), in the order they
+// were made, as a backend lists them by the time of their hold calls (on
+// a ledger without history, in the order of Holds). A hold whose
+// deadline the clock has reached has expired already: time passes only
+// through Pass, which expires it.
 func (s *State) OpenHolds(a *Account, t *book.Transfer) []*Hold {
+	out := s.openHolds(a, t)
+	if s.hist != nil {
+		// a hold made before the ledger kept history comes first
+		made := func(h *Hold) int {
+			if idx := s.hist.byCall[holdID(h.Transfer, h.Key)]; len(idx) > 0 {
+				return idx[0]
+			}
+			return -1
+		}
+		slices.SortStableFunc(out, func(x, y *Hold) int { return made(x) - made(y) })
+	}
+	return out
+}
+
+func (s *State) openHolds(a *Account, t *book.Transfer) []*Hold {
 	var out []*Hold
 	for _, h := range s.Holds() {
 		if h.State != Held || (t != nil && h.Transfer != t) {

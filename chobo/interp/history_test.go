@@ -368,3 +368,29 @@ transfer top_up(id: string, amount: USD)
 		t.Errorf("in Japanese: %s", got)
 	}
 }
+
+// Open holds come in the order they were made, as a backend lists them by
+// the time of their hold calls, and not in the order of their keys.
+func TestOpenHoldsInTheOrderMade(t *testing.T) {
+	b := load(t, shop)
+	st := interp.New(b)
+	st.KeepHistory()
+	for _, c := range []interp.Call{
+		{Transfer: b.Transfer("receive"), Op: book.Do, Strings: s("delivery", "d-1", "sku", "s-1"), Amounts: q(10)},
+		{Transfer: b.Transfer("keep"), Op: book.Hold, Strings: s("order", "k-9", "sku", "s-1"), Amounts: q(1)},
+		{Transfer: b.Transfer("reserve"), Op: book.Hold, Strings: s("order", "o-5", "sku", "s-1"), Amounts: q(1)},
+		{Transfer: b.Transfer("keep"), Op: book.Hold, Strings: s("order", "k-1", "sku", "s-1"), Amounts: q(1)},
+	} {
+		if r, err := st.Apply(c); err != nil || r.Short() != "done" {
+			t.Fatalf("%s: %v %v", c.Transfer.Name, r.Short(), err)
+		}
+	}
+	var got []string
+	for _, h := range st.OpenHolds(nil, nil) {
+		got = append(got, h.Name())
+	}
+	want := []string{"keep(k-9)", "reserve(o-5, s-1)", "keep(k-1)"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("open holds %v, want %v", got, want)
+	}
+}
