@@ -138,6 +138,13 @@ function shortened(c: TBClient, secs: number): TBClient {
     createTransfers(batch) {
       return c.createTransfers(batch.map((t) => ((t.flags & 2) !== 0 && t.timeout > 0 ? { ...t, timeout: secs } : t)));
     },
+    // named, not spread: the history reads must reach the client whether
+    // its methods are its own or its prototype's
+    lookupAccounts: (ids) => c.lookupAccounts(ids),
+    lookupTransfers: (ids) => c.lookupTransfers(ids),
+    createAccounts: (batch) => c.createAccounts(batch),
+    getAccountTransfers: (filter) => c.getAccountTransfers(filter),
+    queryTransfers: (filter) => c.queryTransfers(filter),
   };
 }
 
@@ -159,6 +166,13 @@ function recordedClient(c: TBClient, tenant: string): unknown {
     lookupTransfers(ids: bigint[]) {
       write({ tenant, op: "lookup_transfers", ids: ids.map(hex) });
       return c.lookupTransfers(ids);
+    },
+    // the history reads change nothing, so they are passed on unrecorded
+    getAccountTransfers(filter: Parameters<TBClient["getAccountTransfers"]>[0]) {
+      return c.getAccountTransfers(filter);
+    },
+    queryTransfers(filter: Parameters<TBClient["queryTransfers"]>[0]) {
+      return c.queryTransfers(filter);
     },
   };
 }
