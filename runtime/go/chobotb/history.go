@@ -267,10 +267,18 @@ func (b *Book) BalanceAt(ctx context.Context, account int, args []string, t time
 // readAll reads every record that one filter of get_account_transfers
 // answers, page by page, oldest first.
 func readAll(ctx context.Context, hc HistoryClient, f AccountFilter) ([]Transfer, error) {
+	return everyPage(f.TimestampMin, func(min uint64) ([]Transfer, error) {
+		f.TimestampMin, f.Limit = min, historyPage
+		return hc.GetAccountTransfers(ctx, f)
+	})
+}
+
+// everyPage asks read for pages of records, oldest first, each from the
+// timestamp min, until one comes back short.
+func everyPage(min uint64, read func(min uint64) ([]Transfer, error)) ([]Transfer, error) {
 	var out []Transfer
-	f.Limit = historyPage
 	for {
-		page, err := hc.GetAccountTransfers(ctx, f)
+		page, err := read(min)
 		if err != nil {
 			return nil, err
 		}
@@ -278,7 +286,7 @@ func readAll(ctx context.Context, hc HistoryClient, f AccountFilter) ([]Transfer
 		if len(page) < historyPage {
 			return out, nil
 		}
-		f.TimestampMin = page[len(page)-1].Timestamp + 1
+		min = page[len(page)-1].Timestamp + 1
 	}
 }
 
@@ -932,17 +940,8 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 // queryAll reads every record one filter of query_transfers answers,
 // page by page, oldest first.
 func queryAll(ctx context.Context, hc HistoryClient, f QueryFilter) ([]Transfer, error) {
-	var out []Transfer
-	f.Limit = historyPage
-	for {
-		page, err := hc.QueryTransfers(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page...)
-		if len(page) < historyPage {
-			return out, nil
-		}
-		f.TimestampMin = page[len(page)-1].Timestamp + 1
-	}
+	return everyPage(f.TimestampMin, func(min uint64) ([]Transfer, error) {
+		f.TimestampMin, f.Limit = min, historyPage
+		return hc.QueryTransfers(ctx, f)
+	})
 }
