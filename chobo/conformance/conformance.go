@@ -160,6 +160,10 @@ func RunBulk(ctx context.Context, be Backend, sc scenario.Scenario, tenant strin
 	return run1(ctx, be, sc, sc, tenant, b)
 }
 
+// markGuard is how far from a pass's mark the run keeps every call:
+// more than the coarsest time a client answers with, a millisecond.
+const markGuard = 3 * time.Millisecond
+
 // run1 is Run; with bulk, runs of calls go through it. orig is sc as
 // written, whose passes give the marks their scenario time (sc itself
 // when it is not scaled).
@@ -480,11 +484,16 @@ func (r *run) pass(secs, written int64, step int) error {
 		}
 	}
 	// The mark is taken before the backend gives holds back: what it
-	// writes for them is at the pass's time, as in the interpreter.
+	// writes for them is at the pass's time, as in the interpreter. No
+	// entry is written within markGuard of it on either side, so that a
+	// client whose times are coarser than the backend's (a Date holds
+	// milliseconds) still tells which side of the mark an entry is on.
+	time.Sleep(markGuard)
 	r.mu.Lock()
 	r.at += written
 	r.marks = append(r.marks, Mark{T: r.at, At: time.Now().Truncate(time.Microsecond), Split: split.Truncate(time.Microsecond), Step: step})
 	r.mu.Unlock()
+	time.Sleep(markGuard)
 	for try := 0; ; try++ {
 		remaining, err := r.be.Expire(r.ctx, r.tenant)
 		if err != nil {

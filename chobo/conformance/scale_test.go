@@ -184,6 +184,17 @@ func TestScaleGenerated(t *testing.T) {
 			t.Errorf("%q: %v", sc.Name, err)
 			continue
 		}
+		// The reads' expectations hold the book's times, which the copy
+		// scales: the runner holds reads to the book as written, so here
+		// only the calls are held to theirs.
+		got.Steps = slices.Clone(got.Steps)
+		for i, st := range got.Steps {
+			if st.Read != nil {
+				rd := *st.Read
+				rd.Expect = nil
+				got.Steps[i].Read = &rd
+			}
+		}
 		if f := scenario.Failures(got, scenario.Run(cp, got)); len(f) > 0 {
 			t.Errorf("%q on the copy: %v", sc.Name, f)
 		}
