@@ -16,14 +16,20 @@ import (
 	"github.com/chobo-lang/chobo/chobo/gen"
 )
 
-// TestHistoryWholeProgram follows the whole program of docs/history.md
+// TestHistoryWholeProgram follows the whole programs of docs/history.md
 // and of its Japanese twin as the targets' programs are followed: the
-// page's book, its program and the commands after it in an empty folder,
-// on a database of its own (DATABASE_URL), the transcript compared line
-// by line.
+// page's book, then each program (Go, TypeScript, Python) with the
+// commands after it, each in an empty folder, all on one database of
+// the page's own (DATABASE_URL), each transcript compared line by line.
+// The programs call as tenants of their own, so each prints the same
+// statement.
 func TestHistoryWholeProgram(t *testing.T) {
 	pages := []struct{ page, readme string }{{"history.md", "README.md"}, {"history.ja.md", "README.ja.md"}}
-	walks := map[string][]fence{}
+	// The statement in every client language on PostgreSQL, in this order:
+	// the Go program loads the SQL the others call.
+	want := []string{"main.go", "statement.ts", "statement.py"}
+	books := map[string]fence{}
+	programs := map[string][]docProgram{}
 	for _, p := range pages {
 		src, err := os.ReadFile(filepath.Join("..", "docs", p.page))
 		if err != nil {
@@ -33,14 +39,22 @@ func TestHistoryWholeProgram(t *testing.T) {
 		if err != nil {
 			t.Fatalf("docs/%s: %v", p.page, err)
 		}
-		walk := historyWalk(fences)
-		if len(walk) == 0 {
-			t.Fatalf("docs/%s: no book, program, commands and transcript in that order", p.page)
+		book, progs := historyPrograms(fences)
+		var names []string
+		for _, prog := range progs {
+			names = append(names, prog.name)
 		}
-		walks[p.page] = walk
+		if book.info == "" || strings.Join(names, " ") != strings.Join(want, " ") {
+			t.Errorf("docs/%s shows the book card.book and then the whole programs %v, each with its commands and a transcript; want %v",
+				p.page, names, want)
+		}
+		books[p.page], programs[p.page] = book, progs
 	}
-	if !historySQLReadsEntries(t, walks["history.md"][0]) {
-		t.Skip("SKIP: the book's history_statement does not yet give the rows the Go client reads (args, move, out, account, account_args)")
+	if t.Failed() {
+		return
+	}
+	if !historySQLReadsEntries(t, books["history.md"]) {
+		t.Skip("SKIP: the book's history_statement does not yet give the rows the clients read (args, move, out, account, account_args)")
 	}
 	pg := pgtest.Start(t)
 	for _, p := range pages {
@@ -64,31 +78,55 @@ func TestHistoryWholeProgram(t *testing.T) {
 			if psql := pg.Psql(); psql != "" {
 				w.setenv("PATH", filepath.Dir(psql)+string(os.PathListSeparator)+w.getenv("PATH"))
 			}
-			w.dir = t.TempDir()
-			commands, transcripts := w.follow(walks[p.page])
-			if commands == 0 || transcripts != 1 {
-				t.Errorf("%d commands and %d transcripts followed, want some and 1", commands, transcripts)
+			for _, prog := range programs[p.page] {
+				ok := t.Run(prog.name, func(t *testing.T) {
+					w.t, w.dir = t, t.TempDir()
+					commands, transcripts := w.follow(append([]fence{books[p.page]}, prog.fences...))
+					if commands == 0 || transcripts != 1 {
+						t.Errorf("%d commands and %d transcripts followed, want some and 1", commands, transcripts)
+					}
+					if strings.HasSuffix(prog.name, ".py") {
+						mypyOver(t, w.dir, prog.name)
+					}
+				})
+				if !ok {
+					// The programs after it call the SQL it loads.
+					break
+				}
 			}
 		})
 	}
 }
 
-// historyWalk is the book block of a page, its Go program, the commands
-// after it and the transcript of its run; nil when the page does not
-// hold them in that order.
-func historyWalk(fences []fence) []fence {
-	var out []fence
-	for _, f := range fences {
-		switch {
-		case len(out) == 0 && f.info == "book card.book",
-			len(out) == 1 && f.info == "go main.go",
-			len(out) == 2 && f.info == "sh":
-			out = append(out, f)
-		case len(out) == 3 && f.info == "text" && len(f.body) > 0 && strings.HasPrefix(f.body[0], "$ "):
-			return append(out, f)
+// historyPrograms is the book block of a page and the whole programs
+// after it, each with the blocks up to the transcript of its run; a
+// program without a transcript is left out, so that the caller names it
+// missing.
+func historyPrograms(fences []fence) (book fence, programs []docProgram) {
+	i := 0
+	for ; i < len(fences) && fences[i].info != "book card.book"; i++ {
+	}
+	if i == len(fences) {
+		return fence{}, nil
+	}
+	book = fences[i]
+	for i++; i < len(fences); i++ {
+		name := namedFile(fences[i].info)
+		if name == "" {
+			continue
+		}
+		p := docProgram{name: name, fences: []fence{fences[i]}}
+		for i+1 < len(fences) && namedFile(fences[i+1].info) == "" {
+			i++
+			f := fences[i]
+			p.fences = append(p.fences, f)
+			if f.info == "text" && len(f.body) > 0 && strings.HasPrefix(f.body[0], "$ ") {
+				programs = append(programs, p)
+				break
+			}
 		}
 	}
-	return nil
+	return book, programs
 }
 
 // historySQLReadsEntries says whether the SQL chobo writes for the page's
