@@ -129,8 +129,10 @@ class StatementTest(unittest.TestCase):
         self.assertTrue(st.more)
         self.assertEqual(st.next, "39")
         params = b.sent[0][1]
-        self.assertEqual(params[3], datetime(2026, 1, 1, 0, 0, tzinfo=timezone.utc))
-        self.assertEqual(params[3:], (frm, to, ["payment"], True, 3, 41))
+        # times go as text in UTC, cast by the statement to pg_catalog's
+        # timestamptz, so that no driver writes an unqualified cast
+        self.assertEqual(params[3], "2026-01-01T00:00:00+00:00")
+        self.assertEqual(params[3:], (frm.astimezone(timezone.utc).isoformat(), to.isoformat(), ["payment"], True, 3, 41))
 
     def test_a_full_page_has_no_more(self) -> None:
         rows = [row(1, "payment", "void", ["p-1"], ["p-1"]), row(2, "payment", "void", ["p-2"], ["p-2"])]
@@ -221,10 +223,7 @@ class BalanceAtTest(unittest.TestCase):
         b = Both(self, (400, 0, 5))
         got = b.run(lambda book: book.balance_at("balance_at.wallet", H, "wallet", ["c-1"], T0_TOKYO))
         self.assertEqual(got, Balance(400, 0, 5))
-        self.assertEqual(b.sent, [("AT", ("acme", "wallet", ["c-1"], T0))])
-        at = b.sent[0][1][3]
-        assert isinstance(at, datetime)
-        self.assertEqual(at.utcoffset(), timedelta(0))
+        self.assertEqual(b.sent, [("AT", ("acme", "wallet", ["c-1"], "2026-01-02T03:04:05.123456+00:00"))])
 
     def test_time_is_checked(self) -> None:
         b = Both(self)

@@ -1485,6 +1485,14 @@ def _pg_texts(where: str, what: str, v: object) -> tuple[str, ...]:
     return tuple(_pg_text(where, what, x) for x in v)
 
 
+def _pg_instant(t: datetime) -> str:
+    """A time sent as text, which the statement casts to pg_catalog's
+    timestamptz: a driver that writes a datetime into the statement
+    itself (psycopg2) writes an unqualified ::timestamptz after it, which
+    a type of that name earlier on the caller's path would take."""
+    return t.isoformat()
+
+
 def _pg_time(where: str, v: object) -> datetime:
     """A timestamptz column in UTC: the drivers give it in the session's zone."""
     if not isinstance(v, datetime) or v.tzinfo is None:
@@ -1859,8 +1867,8 @@ class _PgBase:
         args = _pg_account(where, values)
         kinds = _pg_kinds(where, h, q.transfers)
         check_size(where, self.tenant, [account, *args])
-        frm = None if q.from_ is None else check_time(where, "from_", q.from_)
-        to = None if q.to is None else check_time(where, "to", q.to)
+        frm = None if q.from_ is None else _pg_instant(check_time(where, "from_", q.from_))
+        to = None if q.to is None else _pg_instant(check_time(where, "to", q.to))
         return (self.tenant, account, args, frm, to, kinds, q.newest, limit + 1, after), limit, q.after
 
     def _account_params(self, where: str, account: str | None, values: Sequence[object] | None, *rest: object) -> tuple[object, ...]:
@@ -2001,7 +2009,7 @@ class PostgresBook(_PgBase):
 
     def balance_at(self, where: str, h: PgHistory, account: str, values: Sequence[object], at: object) -> Balance:
         """Reads what an account held at a time, an aware datetime."""
-        t = check_time(where, "the time", at)
+        t = _pg_instant(check_time(where, "the time", at))
         return self._run(_pg_balance_flow(where, h.balance_at, self._account_params(where, account, values, t), self._resend_for))
 
     def _one(self, c: PgCall) -> PgAnswer:
@@ -2173,7 +2181,7 @@ class AsyncPostgresBook(_PgBase):
 
     async def balance_at(self, where: str, h: PgHistory, account: str, values: Sequence[object], at: object) -> Balance:
         """Reads what an account held at a time, an aware datetime."""
-        t = check_time(where, "the time", at)
+        t = _pg_instant(check_time(where, "the time", at))
         return await self._run(_pg_balance_flow(where, h.balance_at, self._account_params(where, account, values, t), self._resend_for))
 
     async def _one(self, c: PgCall) -> PgAnswer:
