@@ -116,7 +116,7 @@ func validPython(data []byte) error {
 		case r == '-' && strings.HasPrefix(src[i:], "->"):
 			i += 2
 			last = "->"
-		case strings.ContainsRune(",:.=*|@", r):
+		case strings.ContainsRune(",:.=*|@/", r): // a lone / ends the positional-only parameters of a def
 			i++
 			last = string(r)
 		default:

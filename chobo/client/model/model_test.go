@@ -116,7 +116,7 @@ func TestEnumsAndReaders(t *testing.T) {
 	if a := m.Account("shelf"); a == nil || a.Name != "shelf" || m.Account("nothing") != nil {
 		t.Errorf("Account(shelf) = %+v", a)
 	}
-	if m.Expire != `select "shop".expire($1::integer, $2::pg_catalog.uuid)` {
+	if m.Expire != `select "shop".expire($1::pg_catalog.int4, $2::pg_catalog.uuid)` {
 		t.Errorf("expire %q", m.Expire)
 	}
 }

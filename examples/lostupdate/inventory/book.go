@@ -7,6 +7,7 @@ package inventory
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -50,6 +60,11 @@ type Book struct {
 	TakeBack TakeBack
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -66,6 +81,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Reserve = Reserve{b}
 	b.TakeBack = TakeBack{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -88,17 +104,31 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
 }
 
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "inventory".history_statement($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz, $5::pg_catalog.timestamptz, $6::pg_catalog.text[], $7::pg_catalog.bool, $8::pg_catalog.int4, $9::pg_catalog.int8)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "inventory".history_call($1, $2, $3::pg_catalog.text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "inventory".history_open_holds($1, $2, $3::pg_catalog.text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "inventory".history_balance($1, $2, $3::pg_catalog.text[], $4::pg_catalog.timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"receive":   {Args: []string{"delivery", "sku", "qty"}, Key: []string{"delivery", "sku"}},
+		"reserve":   {Args: []string{"order", "sku", "qty"}, Key: []string{"order", "sku"}, Amounts: []string{"qty"}},
+		"take_back": {Args: []string{"return_id", "sku", "qty"}, Key: []string{"return_id", "sku"}},
+	},
+}
+
 // Expire gives back up to 1000 holds past their deadline, as the SQL
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "inventory".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "inventory".expire($1::pg_catalog.int4, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "inventory".expire($1::integer, $2::pg_catalog.uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "inventory".expire($1::pg_catalog.int4, $2::pg_catalog.uuid)`, max)
 }
 
 // Receive is the transfer receive.
@@ -109,6 +139,12 @@ type ReceiveArgs struct {
 	Delivery string
 	Sku      string
 	Qty      int64
+}
+
+// ReceiveKey is the key of receive: it names one call.
+type ReceiveKey struct {
+	Delivery string
+	Sku      string
 }
 
 // Do calls receive.do.
@@ -139,6 +175,17 @@ func (t Receive) DoCall(a ReceiveArgs) Call {
 	return Call{SQL: `select result, reason from "inventory"."receive_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of receive with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Receive) Entries(ctx context.Context, k ReceiveKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "receive", []string{k.Delivery, k.Sku})
+}
+
 // Reserve is the transfer reserve: posted when the order ships, voided when it is cancelled
 type Reserve struct{ b *Book }
 
@@ -149,7 +196,7 @@ type ReserveArgs struct {
 	Qty   int64
 }
 
-// ReserveKey names one hold of reserve.
+// ReserveKey is the key of reserve: it names one call, and the hold it makes.
 type ReserveKey struct {
 	Order string
 	Sku   string
@@ -272,6 +319,23 @@ func (t Reserve) StatusCall(k ReserveKey) Call {
 	return Call{SQL: `select "inventory"."reserve_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.Order, k.Sku}, Status: true}
 }
 
+// Entries reads the entries the calls of reserve with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Reserve) Entries(ctx context.Context, k ReserveKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "reserve", []string{k.Order, k.Sku})
+}
+
+// OpenHolds reads the holds of reserve still held, oldest first.
+func (t Reserve) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "reserve")
+}
+
 // TakeBack is the transfer take_back: goods a customer sent back, on the shelves again
 type TakeBack struct{ b *Book }
 
@@ -280,6 +344,12 @@ type TakeBackArgs struct {
 	ReturnId string
 	Sku      string
 	Qty      int64
+}
+
+// TakeBackKey is the key of take_back: it names one call.
+type TakeBackKey struct {
+	ReturnId string
+	Sku      string
 }
 
 // Do calls take_back.do.
@@ -310,6 +380,17 @@ func (t TakeBack) DoCall(a TakeBackArgs) Call {
 	return Call{SQL: `select result, reason from "inventory"."take_back_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.ReturnId, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of take_back with the key k wrote, oldest first. A key no call took effect with has none.
+func (t TakeBack) Entries(ctx context.Context, k TakeBackKey) ([]Entry, error) {
+	if err := chobo.CheckText("return_id", k.ReturnId); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "take_back", []string{k.ReturnId, k.Sku})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -334,4 +415,67 @@ func (x Balances) Suppliers(ctx context.Context) (Balance, error) {
 // Customers reads the account customers.
 func (x Balances) Customers(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "inventory"."balance_customers"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Stock reads a page of the entries of an account of stock.
+func (x Statements) Stock(ctx context.Context, a StockAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "stock", []string{a.Sku}, q)
+}
+
+// Stock reads what an account of stock held at a time: after every entry made then or before.
+func (x BalancesAt) Stock(ctx context.Context, a StockAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "stock", []string{a.Sku}, at)
+}
+
+// Stock reads the holds still held that move from or to an account of stock, oldest first.
+func (x OpenHoldsOf) Stock(ctx context.Context, a StockAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "stock", []string{a.Sku}, "")
+}
+
+// Suppliers reads a page of the entries of the account suppliers.
+func (x Statements) Suppliers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "suppliers", nil, q)
+}
+
+// Suppliers reads what the account suppliers held at a time: after every entry made then or before.
+func (x BalancesAt) Suppliers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "suppliers", nil, at)
+}
+
+// Suppliers reads the holds still held that move from or to the account suppliers, oldest first.
+func (x OpenHoldsOf) Suppliers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "suppliers", nil, "")
+}
+
+// Customers reads a page of the entries of the account customers.
+func (x Statements) Customers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "customers", nil, q)
+}
+
+// Customers reads what the account customers held at a time: after every entry made then or before.
+func (x BalancesAt) Customers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "customers", nil, at)
+}
+
+// Customers reads the holds still held that move from or to the account customers, oldest first.
+func (x OpenHoldsOf) Customers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "customers", nil, "")
 }
