@@ -259,6 +259,27 @@ func (s shortened) CreateTransfers(ctx context.Context, ts []chobotb.Transfer) (
 	return s.Client.CreateTransfers(ctx, out)
 }
 
+// The history reads pass through: a shortened replica still reads its
+// records for a client's statement.
+
+func (s shortened) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter) ([]chobotb.Transfer, error) {
+	hc, ok := s.Client.(chobotb.HistoryClient)
+	if !ok {
+		return nil, chobotb.ErrNoHistory
+	}
+	return hc.GetAccountTransfers(ctx, f)
+}
+
+func (s shortened) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]chobotb.Transfer, error) {
+	hc, ok := s.Client.(chobotb.HistoryClient)
+	if !ok {
+		return nil, chobotb.ErrNoHistory
+	}
+	return hc.QueryTransfers(ctx, f)
+}
+
+var _ chobotb.HistoryClient = shortened{}
+
 // LeavesSixtyFourBits reports whether a balance leaves 64 bits in some
 // run of a scenario: the interpreter and PostgreSQL fail that call,
 // TigerBeetle keeps 128-bit balances and lets it through (docs/targets.md).
