@@ -886,8 +886,10 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 			continue // another tenant's
 		}
 		h := chobo.OpenHold{Transfer: t.Name, ID: chain[0].ID.Hex(), Created: at(chain[0].Timestamp)}
-		if t.Timeout > 0 {
-			h.Deadline = at(chain[0].Timestamp + uint64(t.Timeout)*1e9)
+		// the timeout the hold was sent with, which TigerBeetle expires it
+		// by, and not the book's: a sender may have given it another
+		if chain[0].Timeout > 0 {
+			h.Deadline = at(chain[0].Timestamp + uint64(chain[0].Timeout)*1e9)
 		}
 		for pos, s := range layout {
 			if s.role != RoleMove || pos >= len(chain) {

@@ -2400,7 +2400,7 @@ export class TigerBeetleBook {
       }
       const hold: OpenHold = {
         transfer: t.name, key: null, id: hex(chain[0]!.id), moves: [], created: dateOf(chain[0]!.timestamp),
-        deadline: t.timeout > 0 ? dateOf(chain[0]!.timestamp + BigInt(t.timeout) * NS) : null,
+        deadline: chain[0]!.timeout > 0 ? dateOf(chain[0]!.timestamp + BigInt(chain[0]!.timeout) * NS) : null, // the timeout it was sent with
       };
       const valuesOf = (acc: bigint, a: number): string[] | null => {
         if (account !== -1 && acc === id) {

@@ -3250,7 +3250,8 @@ class _TbHistory(_TbFlows):
                     to_args=side(rec.credit_account_id, mv.to.account), amount=_tb_fit(rec),
                 ))
             ts = chain[0].timestamp
-            deadline = _tb_at(ts + t.timeout * 1_000_000_000) if t.timeout > 0 else None
+            # the timeout the hold was sent with, which TigerBeetle expires it by
+            deadline = _tb_at(ts + chain[0].timeout * 1_000_000_000) if chain[0].timeout > 0 else None
             found.append((ts, OpenHold(transfer=t.name, key=None, id=hex_id(chain[0].id), moves=tuple(moves),
                                        created=_tb_at(ts), deadline=deadline)))
             heads.append(_TbEntry(id=chain[0].id, kind=k, account=frm))
