@@ -263,19 +263,11 @@ func (s shortened) CreateTransfers(ctx context.Context, ts []chobotb.Transfer) (
 // records for a client's statement.
 
 func (s shortened) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter) ([]chobotb.Transfer, error) {
-	hc, ok := s.Client.(chobotb.HistoryClient)
-	if !ok {
-		return nil, chobotb.ErrNoHistory
-	}
-	return hc.GetAccountTransfers(ctx, f)
+	return chobotb.ReadsOf(s.Client).GetAccountTransfers(ctx, f)
 }
 
 func (s shortened) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]chobotb.Transfer, error) {
-	hc, ok := s.Client.(chobotb.HistoryClient)
-	if !ok {
-		return nil, chobotb.ErrNoHistory
-	}
-	return hc.QueryTransfers(ctx, f)
+	return chobotb.ReadsOf(s.Client).QueryTransfers(ctx, f)
 }
 
 var _ chobotb.HistoryClient = shortened{}

@@ -238,18 +238,10 @@ func describeTransfers(ts []chobotb.Transfer) string {
 // stamps with its own clock, so the two answer different pages. The
 // records the queries read are those Records compares.
 func (t *Tee) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter) ([]chobotb.Transfer, error) {
-	hc, ok := t.Real.(chobotb.HistoryClient)
-	if !ok {
-		return nil, chobotb.ErrNoHistory
-	}
-	return hc.GetAccountTransfers(ctx, f)
+	return chobotb.ReadsOf(t.Real).GetAccountTransfers(ctx, f)
 }
 
 // QueryTransfers implements chobotb.HistoryClient, as GetAccountTransfers.
 func (t *Tee) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]chobotb.Transfer, error) {
-	hc, ok := t.Real.(chobotb.HistoryClient)
-	if !ok {
-		return nil, chobotb.ErrNoHistory
-	}
-	return hc.QueryTransfers(ctx, f)
+	return chobotb.ReadsOf(t.Real).QueryTransfers(ctx, f)
 }

@@ -50,21 +50,13 @@ func (s *Service) LookupTransfers(in IDs, out *Transfers) (err error) {
 
 // GetAccountTransfers answers with c's, when c reads history.
 func (s *Service) GetAccountTransfers(in chobotb.AccountFilter, out *Transfers) (err error) {
-	hc, ok := s.c.(chobotb.HistoryClient)
-	if !ok {
-		return chobotb.ErrNoHistory
-	}
-	out.Transfers, err = hc.GetAccountTransfers(context.Background(), in)
+	out.Transfers, err = chobotb.ReadsOf(s.c).GetAccountTransfers(context.Background(), in)
 	return err
 }
 
 // QueryTransfers answers with c's, when c reads history.
 func (s *Service) QueryTransfers(in chobotb.QueryFilter, out *Transfers) (err error) {
-	hc, ok := s.c.(chobotb.HistoryClient)
-	if !ok {
-		return chobotb.ErrNoHistory
-	}
-	out.Transfers, err = hc.QueryTransfers(context.Background(), in)
+	out.Transfers, err = chobotb.ReadsOf(s.c).QueryTransfers(context.Background(), in)
 	return err
 }
 

@@ -180,15 +180,8 @@ func ReadStatement(ctx context.Context, q Querier, h *History, tenant, account s
 	if err := chobo.CheckSize(tenant, append([]string{account}, args...)...); err != nil {
 		return chobo.Statement{}, err
 	}
-	var rows []entryRow
-	err = readRows(ctx, q, h.Statement,
-		[]any{tenant, account, values(args), timeOrNull(sq.From), timeOrNull(sq.To), kinds, sq.Newest, limit + 1, after},
-		func() { rows = rows[:0] },
-		func(r pgx.Rows) error {
-			e, err := scanEntry(r)
-			rows = append(rows, e)
-			return err
-		})
+	rows, err := readEntryRows(ctx, q, h.Statement,
+		[]any{tenant, account, values(args), timeOrNull(sq.From), timeOrNull(sq.To), kinds, sq.Newest, limit + 1, after})
 	if err != nil {
 		return chobo.Statement{}, err
 	}
@@ -207,6 +200,20 @@ func ReadStatement(ctx context.Context, q Querier, h *History, tenant, account s
 	return st, nil
 }
 
+// readEntryRows reads the rows of a statement or of a call's entries;
+// a sending made again starts the rows over.
+func readEntryRows(ctx context.Context, q Querier, sql string, args []any) ([]entryRow, error) {
+	var rows []entryRow
+	err := readRows(ctx, q, sql, args,
+		func() { rows = rows[:0] },
+		func(r pgx.Rows) error {
+			e, err := scanEntry(r)
+			rows = append(rows, e)
+			return err
+		})
+	return rows, err
+}
+
 func timeOrNull(t time.Time) any {
 	if t.IsZero() {
 		return nil
@@ -221,14 +228,7 @@ func ReadCallEntries(ctx context.Context, q Querier, h *History, tenant, kind st
 	if err := chobo.CheckSize(tenant, append([]string{kind}, key...)...); err != nil {
 		return nil, err
 	}
-	var rows []entryRow
-	err := readRows(ctx, q, h.Call, []any{tenant, kind, values(key)},
-		func() { rows = rows[:0] },
-		func(r pgx.Rows) error {
-			e, err := scanEntry(r)
-			rows = append(rows, e)
-			return err
-		})
+	rows, err := readEntryRows(ctx, q, h.Call, []any{tenant, kind, values(key)})
 	if err != nil {
 		return nil, err
 	}

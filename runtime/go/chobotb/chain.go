@@ -530,14 +530,21 @@ func (d *Def) StatusChain(tenant string, kind int, key []string, voidID, failID 
 		return nil, fmt.Errorf("chobotb: %s does not hold", t.Name)
 	}
 	held := ids.Transfer(d.Book, tenant, t.Name, "hold", key, 0)
-	unit := d.Accounts[t.Moves[0].From.Account].Unit
+	return d.statusChainOn(held, kind, t.Moves[0].From.Account, voidID, failID), nil
+}
+
+// statusChainOn is the status chain on one move of a hold of the kind, by
+// the move's id; account is an account kind of the move, whose unit's
+// ledger the failing transfer names.
+func (d *Def) statusChainOn(move ids.ID, kind, account int, voidID, failID ids.ID) []Event {
+	unit := d.Accounts[account].Unit
 	chain := []Event{
-		{Role: RoleStatusVoid, Transfer: Transfer{ID: voidID, PendingID: held, Flags: TransferVoidPending}},
-		{Role: RoleStatusFail, Transfer: Transfer{ID: failID, DebitAccountID: held, CreditAccountID: held,
+		{Role: RoleStatusVoid, Transfer: Transfer{ID: voidID, PendingID: move, Flags: TransferVoidPending}},
+		{Role: RoleStatusFail, Transfer: Transfer{ID: failID, DebitAccountID: move, CreditAccountID: move,
 			Amount: U64(1), Ledger: d.ledger(unit), Code: d.ids().transferCodes[kind]}},
 	}
 	link(chain)
-	return chain, nil
+	return chain
 }
 
 // KeyValues are the key's values of a call, as its ids hash them.

@@ -51,8 +51,34 @@ type QueryFilter struct {
 // cannot read history (ErrNoHistory).
 type HistoryClient interface {
 	Client
+	HistoryReads
+}
+
+// HistoryReads are the two reads a HistoryClient adds to a Client.
+type HistoryReads interface {
 	GetAccountTransfers(ctx context.Context, f AccountFilter) ([]Transfer, error)
 	QueryTransfers(ctx context.Context, f QueryFilter) ([]Transfer, error)
+}
+
+// ReadsOf is c's history reads, or, for a client that has none, reads
+// that answer ErrNoHistory. A wrapper of a Client (one that shortens
+// holds, records requests or serves them over a wire) passes the reads
+// on through it, whatever client it wraps.
+func ReadsOf(c Client) HistoryReads {
+	if hc, ok := c.(HistoryClient); ok {
+		return hc
+	}
+	return noReads{}
+}
+
+type noReads struct{}
+
+func (noReads) GetAccountTransfers(context.Context, AccountFilter) ([]Transfer, error) {
+	return nil, ErrNoHistory
+}
+
+func (noReads) QueryTransfers(context.Context, QueryFilter) ([]Transfer, error) {
+	return nil, ErrNoHistory
 }
 
 // ErrNoHistory is the error of a read through a client that cannot read
@@ -462,14 +488,7 @@ func (d *Def) statusOf(move ids.ID, kind, account int) ([]Event, error) {
 			return nil, err
 		}
 	}
-	unit := d.Accounts[account].Unit
-	chain := []Event{
-		{Role: RoleStatusVoid, Transfer: Transfer{ID: v, PendingID: move, Flags: TransferVoidPending}},
-		{Role: RoleStatusFail, Transfer: Transfer{ID: f, DebitAccountID: move, CreditAccountID: move,
-			Amount: U64(1), Ledger: d.ledger(unit), Code: d.ids().transferCodes[kind]}},
-	}
-	link(chain)
-	return chain, nil
+	return d.statusChainOn(move, kind, account, v, f), nil
 }
 
 // decoder tells the transfer kind and the move of a do's or a hold's

@@ -955,43 +955,19 @@ func (r *tbRecorder) lookup(op string, of []ids.ID) {
 // its requests.
 
 func (s shortened) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter) ([]chobotb.Transfer, error) {
-	return historyOf(s.Client).GetAccountTransfers(ctx, f)
+	return chobotb.ReadsOf(s.Client).GetAccountTransfers(ctx, f)
 }
 
 func (s shortened) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]chobotb.Transfer, error) {
-	return historyOf(s.Client).QueryTransfers(ctx, f)
+	return chobotb.ReadsOf(s.Client).QueryTransfers(ctx, f)
 }
 
 func (r *tbRecorder) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter) ([]chobotb.Transfer, error) {
-	return historyOf(r.Client).GetAccountTransfers(ctx, f)
+	return chobotb.ReadsOf(r.Client).GetAccountTransfers(ctx, f)
 }
 
 func (r *tbRecorder) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]chobotb.Transfer, error) {
-	return historyOf(r.Client).QueryTransfers(ctx, f)
-}
-
-// noHistory is a client that cannot read history: every read answers
-// chobotb.ErrNoHistory, as chobotb does for such a client.
-type noHistory struct{}
-
-func (noHistory) GetAccountTransfers(context.Context, chobotb.AccountFilter) ([]chobotb.Transfer, error) {
-	return nil, chobotb.ErrNoHistory
-}
-
-func (noHistory) QueryTransfers(context.Context, chobotb.QueryFilter) ([]chobotb.Transfer, error) {
-	return nil, chobotb.ErrNoHistory
-}
-
-type historyReader interface {
-	GetAccountTransfers(context.Context, chobotb.AccountFilter) ([]chobotb.Transfer, error)
-	QueryTransfers(context.Context, chobotb.QueryFilter) ([]chobotb.Transfer, error)
-}
-
-func historyOf(c chobotb.Client) historyReader {
-	if h, ok := c.(chobotb.HistoryClient); ok {
-		return h
-	}
-	return noHistory{}
+	return chobotb.ReadsOf(r.Client).QueryTransfers(ctx, f)
 }
 
 var (

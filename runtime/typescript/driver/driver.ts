@@ -138,13 +138,6 @@ function shortened(c: TBClient, secs: number): TBClient {
     createTransfers(batch) {
       return c.createTransfers(batch.map((t) => ((t.flags & 2) !== 0 && t.timeout > 0 ? { ...t, timeout: secs } : t)));
     },
-    // named, not spread: the history reads must reach the client whether
-    // its methods are its own or its prototype's
-    lookupAccounts: (ids) => c.lookupAccounts(ids),
-    lookupTransfers: (ids) => c.lookupTransfers(ids),
-    createAccounts: (batch) => c.createAccounts(batch),
-    getAccountTransfers: (filter) => c.getAccountTransfers(filter),
-    queryTransfers: (filter) => c.queryTransfers(filter),
   };
 }
 

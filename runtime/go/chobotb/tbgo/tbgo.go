@@ -329,11 +329,7 @@ func (c *client) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilte
 	if err != nil {
 		return nil, err
 	}
-	out := make([]chobotb.Transfer, len(found))
-	for i, t := range found {
-		out[i] = TransferFromTB(t)
-	}
-	return out, nil
+	return transfersFromTB(found), nil
 }
 
 // GetAccountTransfers implements chobotb.HistoryClient: a Conn reads
@@ -351,11 +347,16 @@ func (c *client) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]c
 	if err != nil {
 		return nil, err
 	}
+	return transfersFromTB(found), nil
+}
+
+// transfersFromTB converts what a read of transfers answered.
+func transfersFromTB(found []tb.Transfer) []chobotb.Transfer {
 	out := make([]chobotb.Transfer, len(found))
 	for i, t := range found {
 		out[i] = TransferFromTB(t)
 	}
-	return out, nil
+	return out
 }
 
 // QueryTransfers implements chobotb.HistoryClient: a Conn queries as its

@@ -21,38 +21,12 @@ const maxRecords = 8189
 // An expiry leaves no record. The request is not recorded: the record
 // of requests is of what a call sends.
 func (m *Model) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter) ([]chobotb.Transfer, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if f.Limit > maxRecords {
-		return nil, ErrTooMuchData
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []chobotb.Transfer
-	for _, t := range m.transfers {
-		if !(f.Debits && t.DebitAccountID == f.AccountID) && !(f.Credits && t.CreditAccountID == f.AccountID) {
-			continue
-		}
-		if t.Timestamp < f.TimestampMin || (f.TimestampMax != 0 && t.Timestamp > f.TimestampMax) {
-			continue
-		}
-		if f.Code != 0 && t.Code != f.Code {
-			continue
-		}
-		out = append(out, t)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if f.Reversed {
-			return out[i].Timestamp > out[j].Timestamp
-		}
-		return out[i].Timestamp < out[j].Timestamp
+	out, err := m.selectTransfers(ctx, f.Limit, f.TimestampMin, f.TimestampMax, f.Reversed, func(t chobotb.Transfer) bool {
+		return ((f.Debits && t.DebitAccountID == f.AccountID) || (f.Credits && t.CreditAccountID == f.AccountID)) &&
+			(f.Code == 0 || t.Code == f.Code)
 	})
-	if f.Limit == 0 {
-		return nil, nil // TigerBeetle answers nothing to a limit of 0
-	}
-	if uint32(len(out)) > f.Limit {
-		out = out[:f.Limit]
+	if err != nil || f.Limit == 0 {
+		return nil, err // TigerBeetle answers nothing to a limit of 0
 	}
 	return out, nil
 }
@@ -62,33 +36,40 @@ func (m *Model) GetAccountTransfers(ctx context.Context, f chobotb.AccountFilter
 // that is not 0, timestamps inclusive at both ends, oldest first or
 // newest first, at most Limit. Not recorded, as GetAccountTransfers.
 func (m *Model) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]chobotb.Transfer, error) {
+	return m.selectTransfers(ctx, f.Limit, f.TimestampMin, f.TimestampMax, f.Reversed, func(t chobotb.Transfer) bool {
+		return (f.UserData128 == ids.ID{} || t.UserData128 == f.UserData128) && (f.UserData64 == 0 || t.UserData64 == f.UserData64) &&
+			(f.Ledger == 0 || t.Ledger == f.Ledger) && (f.Code == 0 || t.Code == f.Code)
+	})
+}
+
+// selectTransfers is what both reads share: the transfers keep takes,
+// with timestamps from lo to hi (both inclusive, 0 for no bound), in
+// timestamp order or its reverse, at most limit of them; a limit past
+// what one reply holds is refused, as by a replica.
+func (m *Model) selectTransfers(ctx context.Context, limit uint32, lo, hi uint64, reversed bool,
+	keep func(chobotb.Transfer) bool) ([]chobotb.Transfer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if f.Limit > maxRecords {
+	if limit > maxRecords {
 		return nil, ErrTooMuchData
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []chobotb.Transfer
 	for _, t := range m.transfers {
-		if (f.UserData128 != ids.ID{} && t.UserData128 != f.UserData128) || (f.UserData64 != 0 && t.UserData64 != f.UserData64) ||
-			(f.Ledger != 0 && t.Ledger != f.Ledger) || (f.Code != 0 && t.Code != f.Code) {
-			continue
+		if t.Timestamp >= lo && (hi == 0 || t.Timestamp <= hi) && keep(t) {
+			out = append(out, t)
 		}
-		if t.Timestamp < f.TimestampMin || (f.TimestampMax != 0 && t.Timestamp > f.TimestampMax) {
-			continue
-		}
-		out = append(out, t)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if f.Reversed {
+		if reversed {
 			return out[i].Timestamp > out[j].Timestamp
 		}
 		return out[i].Timestamp < out[j].Timestamp
 	})
-	if uint32(len(out)) > f.Limit {
-		out = out[:f.Limit]
+	if uint32(len(out)) > limit {
+		out = out[:limit]
 	}
 	return out, nil
 }
