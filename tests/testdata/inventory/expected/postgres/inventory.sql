@@ -649,12 +649,13 @@ $fn$;
 -- the values p_args (p_account null: any) and are of the transfer kind
 -- p_kind (null: any): one row per move of each, every move of the hold,
 -- with its two accounts by kind and values. A hold past its deadline is
--- not open, even before expire() gives it back.
+-- not open, even before expire() gives it back. The function reads the
+-- clock (each call its own now), so it is volatile, not stable.
 create or replace function "inventory".history_open_holds(p_tenant text, p_account text default null, p_args text[] default '{}',
                                                      p_kind text default null)
 returns table (kind text, key text[], move integer, from_account text, from_args text[], to_account text, to_args text[],
                amount bigint, created timestamptz, deadline timestamptz)
-language plpgsql stable
+language plpgsql volatile
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_id uuid := "inventory".chobo_id(array['account', 'inventory', p_tenant, p_account] || coalesce(p_args, '{}'));
