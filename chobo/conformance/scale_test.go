@@ -229,6 +229,20 @@ func TestLoadRefusesWhatTheCopyCannotTime(t *testing.T) {
 	}
 }
 
+// A scenario that deploys another version of the book is refused when
+// the book is loaded: a run on a backend builds and loads one version.
+func TestLoadRefusesADeployStep(t *testing.T) {
+	sc := []byte(`{"name": "a new version", "steps": [
+	  {"op": "restock.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 2}},
+	  {"deploy": "v2.book"}
+	]}`)
+	_, err := Load(File{Name: "counter.book", Data: []byte(twoLifetimes)}, File{Name: "more.json", Data: sc})
+	want := "more.json: scenario 1: \"a new version\": step 2: deploy \"v2.book\": this command runs no deploy steps"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
+
 // TestLoadKeepsReadSteps: a scenario that reads the history is loaded
 // whole, its read steps in their places, for the runner to send.
 func TestLoadKeepsReadSteps(t *testing.T) {
