@@ -2,6 +2,7 @@ package evolve
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/diag"
@@ -108,14 +109,14 @@ func (c *comparer) boundMessage(na *book.Account, lower bool, side, ch diag.Text
 	outside := diag.T(
 		fmt.Sprintf("accounts holding more than %s, holds on their way in counted, are outside it: calls that add to them are refused with %s, calls that take from them pass, and once back inside, an account is held by the bound like any other",
 			amount, q(nb.Reason)),
-		fmt.Sprintf("%s を超えて持つ勘定(入ってくる仮押さえも数えます)は、境界の外になります。そこへ入れる呼び出しは %s で拒否され、そこから取る呼び出しは通ります。境界の内に戻れば、ほかの勘定と同じく境界が効きます",
-			amount, q(nb.Reason)))
+		fmt.Sprintf("%sを超えて持つ勘定(入ってくる仮押さえも数えます)は、境界の外になります。そこへ入れる呼び出しは %s で拒否され、そこから取る呼び出しは通ります。境界の内に戻れば、ほかの勘定と同じく境界が効きます",
+			beforeJa(amount), q(nb.Reason)))
 	if lower {
 		outside = diag.T(
 			fmt.Sprintf("accounts holding less than %s, holds on their way out counted, are outside it: calls that take from them are refused with %s, calls that add to them pass, and once back inside, an account is held by the bound like any other",
 				amount, q(nb.Reason)),
-			fmt.Sprintf("%s より少なく持つ勘定(出ていく仮押さえも数えます)は、境界の外になります。そこから取る呼び出しは %s で拒否され、そこへ入れる呼び出しは通ります。境界の内に戻れば、ほかの勘定と同じく境界が効きます",
-				amount, q(nb.Reason)))
+			fmt.Sprintf("%sより少なく持つ勘定(出ていく仮押さえも数えます)は、境界の外になります。そこから取る呼び出しは %s で拒否され、そこへ入れる呼び出しは通ります。境界の内に戻れば、ほかの勘定と同じく境界が効きます",
+				beforeJa(amount), q(nb.Reason)))
 	}
 	if ob == nil {
 		return diag.T(fmt.Sprintf("added %s %s, %s: %s", map[bool]string{true: "a", false: "an"}[lower], side.En, ch.En, outside.En),
@@ -145,4 +146,14 @@ func deployNote(lower bool, ob, nb *book.Bound) diag.Text {
 			"TigerBeetle では、0 未満の下限は勘定ごとの余裕の勘定が持っています。デプロイしたら `chobo migrate` を流してください。migrate が届くまで、その勘定は前の境界で答えます")
 	}
 	return diag.T(pg.En+"; "+tb.En, pg.Ja+"。"+tb.Ja)
+}
+
+// beforeJa ends s with a space when it ends in a Latin letter or digit,
+// to keep it apart from the Japanese that follows (`350 seats を`), and
+// leaves it as it is after Japanese (`350 席を`).
+func beforeJa(s string) string {
+	if r, _ := utf8.DecodeLastRuneInString(s); r < utf8.RuneSelf {
+		return s + " "
+	}
+	return s
 }

@@ -482,3 +482,19 @@ func TestBoundDeployNotes(t *testing.T) {
 		})
 	}
 }
+
+// TestNarrowedBoundInJapanese: the amount a narrowed bound leaves outside
+// is written with its unit, spaced from the Japanese after it only when
+// the unit is written in Latin letters.
+func TestNarrowedBoundInJapanese(t *testing.T) {
+	const src = "book b v1\nunit %s\naccount a : %[1]s\n  at most %s refused as full\naccount w : %[1]s outside\ntransfer put(id: string, q: %[1]s)\n  key id\n  move q from w to a\n"
+	for _, tt := range []struct{ unit, want string }{
+		{"seats", "350 seats を超えて持つ勘定"},
+		{"席", "350 席を超えて持つ勘定"},
+	} {
+		got := evolve.Compare(evolve.FromBook(resolved(t, "old.book", fmt.Sprintf(src, tt.unit, "500"))), resolved(t, "new.book", fmt.Sprintf(src, tt.unit, "350")))
+		if len(got) != 1 || !strings.Contains(got[0].Message.Ja, tt.want) {
+			t.Errorf("%s: want %q in:\n%s", tt.unit, tt.want, dump(got))
+		}
+	}
+}
