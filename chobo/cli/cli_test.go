@@ -8,6 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/chobo/show"
 )
 
 const cleanBook = `book shop v1
@@ -459,5 +466,30 @@ func TestBuildPackage(t *testing.T) {
 				t.Errorf("%s --package %s: %v", tc.target, tc.pkg, err)
 			}
 		}
+	}
+}
+
+// A scenario with a deploy step, however it was read, shows nothing of
+// what a client sends: the clients are built from one version.
+func TestShowRefusesADeployStep(t *testing.T) {
+	res := check.Check("clean.book", []byte(cleanBook))
+	if res.Book == nil {
+		t.Fatal(res.Diags)
+	}
+	same := func(cur *book.Book, file string) (*book.Book, error) { return cur, nil }
+	scs, err := scenario.ReadWith(res.Book, []byte(`{"name": "x", "steps": [{"deploy": "again.book"}]}`), same)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(res.Book, "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "step 1: a deploy step puts another version of the book in place"
+	if _, err := show.Steps(m, scs[0]); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("postgres: %v", err)
+	}
+	if _, err := show.TigerBeetleSteps(res.Book, tigerbeetle.Def(res.Book), scs[0], ""); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("tigerbeetle: %v", err)
 	}
 }
