@@ -45,11 +45,6 @@ func (sc Scenario) Title(lang diag.Lang) string {
 	return diag.T(sc.Name, sc.TitleJa).In(lang)
 }
 
-// Deploys says whether the scenario holds a deploy step.
-func (sc Scenario) Deploys() bool {
-	return slices.ContainsFunc(sc.Steps, func(st Step) bool { return st.Deploy != nil })
-}
-
 // Reads says whether the scenario holds a read step.
 func (sc Scenario) Reads() bool {
 	for _, st := range sc.Steps {
