@@ -10,6 +10,7 @@ import threading
 import time
 import unittest
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import replace
 from typing import Any, Literal, Protocol, TypeVar
 
 import vectors  # noqa: F401  first: it puts the sources on the path
@@ -408,6 +409,43 @@ class _Cases:
             # An untagged hold was made by a client that tagged none: it is taken as it is.
             self.s.found_transfers.append(hold_of(30, tag=0))
             self.assertEqual(b.void(RESERVE, ["o1", "A"]), DONE)
+
+        def test_legacy_definition(self) -> None:
+            """A hold tagged, or a call hashed, with the kind's legacy hash (an
+            earlier chobo's, with the bounds in it) is this kind's."""
+            legacy = "00000000000000aa"
+            d = replace(STOCK, transfers=tuple(replace(t, legacy=legacy) for t in STOCK.transfers))
+            old = replace(STOCK, transfers=tuple(replace(t, definition=legacy) for t in STOCK.transfers))
+            b, before = self.book(d), self.book(STOCK)
+            self.s.found_transfers.append(hold_of(30, tag=definition_tag(legacy)))
+            self.assertEqual(b.post(RESERVE, ["o1", "A"], None), DONE)
+            self.s.found_transfers.append(hold_of(30, tag=definition_tag(legacy)))
+            self.assertEqual(before.void(RESERVE, ["o1", "A"]), refused("key_conflict"), "a book without the legacy hash")
+            # The accounts and openings, made once.
+            self.assertEqual(b.call(RESERVE, "hold", ["o9", "A", 1]), DONE)
+            self.assertEqual(b.call(RESTOCK, "do", ["r9", "A", 1]), DONE)
+            self.ops()
+            # A retry meets the first event with another content: sent again
+            # as the earlier chobo sent it, which is there.
+            cases: list[tuple[str, Callable[[Book], Result], list[str]]] = [
+                ("hold", lambda bk: bk.call(RESERVE, "hold", ["o1", "A", 30]), ["create_transfers"] * 2),
+                ("do", lambda bk: bk.call(RESTOCK, "do", ["r1", "A", 30]), ["create_transfers"] * 2),
+                ("void", lambda bk: bk.void(RESERVE, ["o1", "A"]), ["lookup_transfers"] + ["create_transfers"] * 2),
+            ]
+            for name, call, want_ops in cases:
+                with self.subTest(call=name):
+                    if name == "void":
+                        self.s.found_transfers.append(hold_of(30, tag=definition_tag(legacy)))
+                    self.s.transfer_statuses += [first("exists_with_different_user_data_128"), first("exists")]
+                    self.assertEqual(call(b), DONE_BEFORE)
+                    sent = list(self.requests)
+                    self.assertEqual(self.ops(), want_ops)
+                    again = sent[-1].transfers
+                    if name == "hold":
+                        self.assertEqual(again, tuple(e.transfer for e in plan(old, TENANT, RESERVE, "hold", ["o1", "A", 30]).chain))
+            self.s.transfer_statuses.append(first("exists_with_different_user_data_128"))
+            self.assertEqual(before.call(RESTOCK, "do", ["r1", "A", 30]), refused("key_conflict"))
+            self.assertEqual(self.ops(), ["create_accounts", "create_transfers"], "the chain once: nothing sent again without a legacy hash")
 
         def test_lookup_answers_another_transfer(self) -> None:
             self.s.found_transfers.append([tbc.Transfer(id=12345, amount=1)])
