@@ -24,7 +24,7 @@ from tbbooks import BANK, CELL, CELLS, FUND, LONG, RESERVE, RESTOCK, SHELF, SHIF
 
 from chobo import ids
 from chobo.chobo import DONE, DONE_BEFORE, Balance, ChoboCancelledError, ChoboError, HoldState, Result, refused
-from chobo.tbclient import AsyncTigerBeetleBook, Request, TigerBeetleBook
+from chobo.tbclient import AsyncTigerBeetleBook, Request, TbCall, TigerBeetleBook
 from chobo.tigerbeetle import (
     DEFAULT_TIMEOUT_MS,
     MAX_EVENTS,
@@ -542,6 +542,29 @@ class TigerBeetleBookTest(_Cases.TigerBeetleCases):
         self.assertEqual(seen, [threading.current_thread()])
         TigerBeetleBook(Here(self.s), STOCK).balance(SHELF, ["A"])
         self.assertIsNot(seen[1], threading.current_thread())
+
+    def test_bulk_of_legacy_calls(self) -> None:
+        """In a bulk, a call an earlier chobo made with the kind's legacy hash
+        is sent again alone, as it sent it; the others are answered as ever."""
+        legacy = "00000000000000aa"
+        d = replace(STOCK, transfers=tuple(replace(t, legacy=legacy) for t in STOCK.transfers))
+        old = replace(STOCK, transfers=tuple(replace(t, definition=legacy) for t in STOCK.transfers))
+        b = TigerBeetleBook(FakeSync(self.s), d, TENANT, on_request=self.requests.append)
+        self.assertEqual(b.call(RESTOCK, "do", ["r9", "A", 1]), DONE)  # the accounts, made once
+        self.s.found_transfers.append(hold_of(30, tag=definition_tag(legacy)))
+        self.ops()
+        one = len(plan(d, TENANT, RESTOCK, "do", ["r1", "A", 30]).chain)
+        # The first chain's first event exists with another content; the
+        # post is created.
+        self.s.transfer_statuses += [
+            lambda n: ["exists_with_different_user_data_128"] + ["linked_event_failed"] * (one - 1) + ["created"] * (n - one),
+            first("exists"),
+        ]
+        answers = b.bulk([TbCall(RESTOCK, "do", ("r1", "A", 30)), TbCall(RESERVE, "post", ("o1", "A"))])
+        self.assertEqual(answers, [DONE_BEFORE, DONE])
+        sent = list(self.requests)
+        self.assertEqual(self.ops(), ["lookup_transfers", "create_transfers", "create_transfers"])
+        self.assertEqual(sent[-1].transfers, tuple(e.transfer for e in plan(old, TENANT, RESTOCK, "do", ["r1", "A", 30]).chain))
 
     def test_threads_share_a_book(self) -> None:
         b = TigerBeetleBook(FakeSync(self.s), STOCK, TENANT)
