@@ -241,7 +241,7 @@ func (r *bulk) read(ctx context.Context, statuses [][]Status, errs []error) {
 // readLegacy sends the calls made before by an earlier version of chobo
 // (madeByLegacy) again as it sent them, and answers them from that.
 func (r *bulk) readLegacy(ctx context.Context, calls []int) {
-	b, d := r.b, r.b.def.asLegacy()
+	b, d := r.b, r.b.def.Legacy()
 	chains := make([][]Event, len(calls))
 	for n, i := range calls {
 		op := r.ops[i]

@@ -25,7 +25,7 @@ type Def struct {
 	// tenant is kept by its Book (tenantIDs).
 	once  sync.Once
 	fixed *fixedIDs
-	// The Def as an earlier version of chobo sent it (asLegacy), made
+	// The Def as an earlier version of chobo sent it (Legacy), made
 	// the first time a retry needs it.
 	legacyOnce sync.Once
 	legacy     *Def

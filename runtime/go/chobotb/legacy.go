@@ -13,25 +13,33 @@ import (
 // with another content or tag than this version sends, though the
 // definition is the same: it is sent again as that version sent it, and
 // answered from that. A chain whose first event exists fails whole, so
-// the second sending writes nothing either.
+// the second sending writes nothing either. TigerBeetle names one field
+// that differs, and not always the content (another amount comes
+// first), so any first event that exists with other fields is sent again
+// on a kind with a legacy hash: a call that only conflicts gets the same
+// key_conflict twice, which `chobo run --show tigerbeetle` prints.
 
-// madeByLegacy reports whether the statuses of a chain of the transfer
-// kind say its first event exists with another content or tag, and the
-// kind has a legacy hash that could have made it.
-func (d *Def) madeByLegacy(kind int, statuses []Status) bool {
-	if len(statuses) == 0 || kind < 0 || kind >= len(d.Transfers) {
-		return false
-	}
-	if s := statuses[0]; s != ExistsWithDifferentUserData128 && s != ExistsWithDifferentUserData64 {
+// HasLegacy reports whether the transfer kind has a legacy hash other
+// than its definition: a call of it answered key_conflict by an event
+// that exists with other fields is sent again (Legacy).
+func (d *Def) HasLegacy(kind int) bool {
+	if kind < 0 || kind >= len(d.Transfers) {
 		return false
 	}
 	t := &d.Transfers[kind]
 	return t.Legacy != "" && t.Legacy != t.Definition
 }
 
-// asLegacy is the Def with every kind's legacy hash as its definition:
+// madeByLegacy reports whether the statuses of a chain of the transfer
+// kind say its first event exists with other fields, and the kind has a
+// legacy hash that could have made it.
+func (d *Def) madeByLegacy(kind int, statuses []Status) bool {
+	return len(statuses) > 0 && statuses[0].ExistsWithDifferent() && d.HasLegacy(kind)
+}
+
+// Legacy is the Def with every kind's legacy hash as its definition:
 // what an earlier version of chobo laid out for the same book.
-func (d *Def) asLegacy() *Def {
+func (d *Def) Legacy() *Def {
 	d.legacyOnce.Do(func() {
 		l := &Def{Book: d.Book, Units: d.Units, Accounts: d.Accounts, Transfers: make([]TransferKind, len(d.Transfers))}
 		copy(l.Transfers, d.Transfers)
@@ -48,7 +56,7 @@ func (d *Def) asLegacy() *Def {
 // sendLegacy sends the chain build lays out under the legacy Def, and
 // reads its answer.
 func (b *Book) sendLegacy(ctx context.Context, build func(*Def) ([]Event, error)) (chobo.Result, error) {
-	chain, err := build(b.def.asLegacy())
+	chain, err := build(b.def.Legacy())
 	if err != nil {
 		return chobo.Result{}, err
 	}

@@ -1436,16 +1436,17 @@ function tagged(t: TransferKind, tag: bigint): boolean {
 
 /**
  * madeByLegacy reports whether the statuses of a chain of the kind say its
- * first event exists with another content or tag, and the kind has a
- * legacy hash that could have made it: an earlier version of chobo hashed
- * the bounds of the accounts into the definition, and so into both.
+ * first event exists with other fields, and the kind has a legacy hash
+ * that could have made it: an earlier version of chobo hashed the bounds
+ * of the accounts into the definition, and so into the content and tag.
+ * TigerBeetle names one field that differs, not always the content, so
+ * any is sent again, as the Go runtime does.
  */
 function madeByLegacy(t: TransferKind, statuses: readonly number[]): boolean {
   if (statuses.length === 0 || t.legacy === undefined || t.legacy === "" || t.legacy === t.definition) {
     return false;
   }
-  const s = transferStatus(statuses[0]!);
-  return s === "exists_with_different_user_data_128" || s === "exists_with_different_user_data_64";
+  return transferStatus(statuses[0]!).startsWith("exists_with_different_");
 }
 
 const legacyDefs = new WeakMap<Def, Def>();

@@ -1670,12 +1670,14 @@ def _tagged(t: TransferKind, tag: int) -> bool:
 
 def _made_by_legacy(t: TransferKind, statuses: Sequence[int]) -> bool:
     """Whether the statuses of a chain of the kind say its first event exists
-    with another content or tag, and the kind has a legacy hash that could
-    have made it: an earlier version of chobo hashed the bounds of the
-    accounts into the definition, and so into both."""
+    with other fields, and the kind has a legacy hash that could have made
+    it: an earlier version of chobo hashed the bounds of the accounts into
+    the definition, and so into the content and tag. TigerBeetle names one
+    field that differs, not always the content, so any is sent again, as
+    the Go runtime does."""
     if not statuses or t.legacy in ("", t.definition):
         return False
-    return transfer_status(statuses[0]) in ("exists_with_different_user_data_128", "exists_with_different_user_data_64")
+    return transfer_status(statuses[0]).startswith("exists_with_different_")
 
 
 _legacy_defs: dict[int, tuple[Def, Def]] = {}
