@@ -356,6 +356,19 @@ func TestRecordedHash(t *testing.T) {
 	if !strings.Contains(got[0].Notes[1].En, "`0000000000000000` → `") {
 		t.Errorf("the note does not give both hashes: %q", got[0].Notes[1].En)
 	}
+	// The hash earlier versions recorded, bounds included, is the kind's.
+	cur := resolved(t, "new.book", base)
+	for _, tr := range cur.Transfers {
+		if tr.LegacyDefinition() != tr.Definition() {
+			prev.Definitions[tr.Name] = tr.LegacyDefinition()
+		}
+	}
+	if prev.Definitions["receive"] == "0000000000000000" {
+		t.Fatal("receive moves through no bounded account")
+	}
+	if got := evolve.Compare(prev, cur); len(got) != 0 {
+		t.Fatalf("legacy hashes recorded:\n%s", dump(got))
+	}
 }
 
 func TestLoad(t *testing.T) {
@@ -495,6 +508,30 @@ func TestNarrowedBoundInJapanese(t *testing.T) {
 		got := evolve.Compare(evolve.FromBook(resolved(t, "old.book", fmt.Sprintf(src, tt.unit, "500"))), resolved(t, "new.book", fmt.Sprintf(src, tt.unit, "350")))
 		if len(got) != 1 || !strings.Contains(got[0].Message.Ja, tt.want) {
 			t.Errorf("%s: want %q in:\n%s", tt.unit, tt.want, dump(got))
+		}
+	}
+}
+
+// TestLegacyHashAndABoundChanged: keys an earlier chobo recorded carry
+// the legacy hash, which holds the bounds; the backends take it as the
+// kind's only while the bounds stay, so a bound changed against such a
+// version is an E051 on every transfer through the account, with the way
+// round it.
+func TestLegacyHashAndABoundChanged(t *testing.T) {
+	old := resolved(t, "old.book", base)
+	prev := evolve.FromBook(old)
+	for _, tr := range old.Transfers {
+		prev.Definitions[tr.Name] = tr.LegacyDefinition()
+	}
+	got := evolve.Compare(prev, resolved(t, "new.book", edit(t, "at most 100", "at most 500")))
+	check(t, got, []want{
+		{"W110", 6, "widened its upper bound"},
+		{"E051", 11, "the transfer kind `receive` was recorded with the hash an earlier chobo gave it, which holds the bounds of the accounts it moves through, and one of those bounds changed"},
+		{"E051", 14, "the transfer kind `reserve` was recorded with the hash an earlier chobo gave it"},
+	})
+	for _, d := range got {
+		if d.Code == "E051" && !strings.Contains(d.Hint.En, "deploy this chobo with the bounds as they were first") {
+			t.Errorf("hint: %q", d.Hint.En)
 		}
 	}
 }

@@ -714,7 +714,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_id", "p_qty")::text;
-  v_definition constant text := '61d26bbb74423125';
+  v_definition constant text := '859638cb773bc66d';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -831,7 +831,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"venue".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '61d26bbb74423125') then
       return row('done_before', null)::"venue".result;
     end if;
     return row('refused', 'key_conflict')::"venue".result;
@@ -912,7 +912,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_id", "p_qty")::text;
-  v_definition constant text := '709f107fab7a5921';
+  v_definition constant text := 'abc53a8a0fe298a2';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1029,7 +1029,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"venue".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '709f107fab7a5921') then
       return row('done_before', null)::"venue".result;
     end if;
     return row('refused', 'key_conflict')::"venue".result;
@@ -1111,7 +1111,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_id", "p_qty")::text;
-  v_definition constant text := 'c913af0f2e1325b6';
+  v_definition constant text := '824ca62db142678d';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1230,7 +1230,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"venue".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'c913af0f2e1325b6') then
       return row('done_before', null)::"venue".result;
     end if;
     return row('refused', 'key_conflict')::"venue".result;
@@ -1311,7 +1311,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
-  v_definition constant text := 'c913af0f2e1325b6';
+  v_definition constant text := '824ca62db142678d';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1353,10 +1353,12 @@ begin
     return row('refused', 'no_such_hold')::"venue".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'c913af0f2e1325b6') then
     return row('refused', 'key_conflict')::"venue".result;
   end if;
   if not (("p_qty" is null) or ("p_qty" is not null)) then
@@ -1377,7 +1379,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"venue".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'c913af0f2e1325b6') then
       return row('done_before', null)::"venue".result;
     end if;
     return row('refused', 'key_conflict')::"venue".result;
@@ -1450,7 +1452,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
-  v_definition constant text := 'c913af0f2e1325b6';
+  v_definition constant text := '824ca62db142678d';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1487,10 +1489,12 @@ begin
     return row('refused', 'no_such_hold')::"venue".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'c913af0f2e1325b6') then
     return row('refused', 'key_conflict')::"venue".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1502,7 +1506,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"venue".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'c913af0f2e1325b6') then
       return row('done_before', null)::"venue".result;
     end if;
     return row('refused', 'key_conflict')::"venue".result;

@@ -714,7 +714,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_id", "p_数")::text;
-  v_definition constant text := '12ec3ce3dc0e4a22';
+  v_definition constant text := '8ee9e59976b336c4';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -831,7 +831,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"会場".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '12ec3ce3dc0e4a22') then
       return row('done_before', null)::"会場".result;
     end if;
     return row('refused', 'key_conflict')::"会場".result;
@@ -912,7 +912,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_id", "p_数")::text;
-  v_definition constant text := '6b38010a9da3ae60';
+  v_definition constant text := '5926b35b6a443fa7';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1029,7 +1029,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"会場".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '6b38010a9da3ae60') then
       return row('done_before', null)::"会場".result;
     end if;
     return row('refused', 'key_conflict')::"会場".result;
@@ -1111,7 +1111,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_id", "p_数")::text;
-  v_definition constant text := '2ad71ee09348378d';
+  v_definition constant text := '7e7675ba1444dd97';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1230,7 +1230,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"会場".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '2ad71ee09348378d') then
       return row('done_before', null)::"会場".result;
     end if;
     return row('refused', 'key_conflict')::"会場".result;
@@ -1311,7 +1311,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
-  v_definition constant text := '2ad71ee09348378d';
+  v_definition constant text := '7e7675ba1444dd97';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1353,10 +1353,12 @@ begin
     return row('refused', 'no_such_hold')::"会場".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '2ad71ee09348378d') then
     return row('refused', 'key_conflict')::"会場".result;
   end if;
   if not (("p_数" is null) or ("p_数" is not null)) then
@@ -1377,7 +1379,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"会場".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '2ad71ee09348378d') then
       return row('done_before', null)::"会場".result;
     end if;
     return row('refused', 'key_conflict')::"会場".result;
@@ -1450,7 +1452,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
-  v_definition constant text := '2ad71ee09348378d';
+  v_definition constant text := '7e7675ba1444dd97';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1487,10 +1489,12 @@ begin
     return row('refused', 'no_such_hold')::"会場".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '2ad71ee09348378d') then
     return row('refused', 'key_conflict')::"会場".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1502,7 +1506,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"会場".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '2ad71ee09348378d') then
       return row('done_before', null)::"会場".result;
     end if;
     return row('refused', 'key_conflict')::"会場".result;

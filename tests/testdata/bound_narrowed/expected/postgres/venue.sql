@@ -707,7 +707,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_id", "p_qty")::text;
-  v_definition constant text := '3240b821edbd5604';
+  v_definition constant text := '859638cb773bc66d';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -824,7 +824,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"venue".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '3240b821edbd5604') then
       return row('done_before', null)::"venue".result;
     end if;
     return row('refused', 'key_conflict')::"venue".result;
@@ -905,7 +905,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_id", "p_qty")::text;
-  v_definition constant text := '03ae7cdece5f5a65';
+  v_definition constant text := 'abc53a8a0fe298a2';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1022,7 +1022,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"venue".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '03ae7cdece5f5a65') then
       return row('done_before', null)::"venue".result;
     end if;
     return row('refused', 'key_conflict')::"venue".result;

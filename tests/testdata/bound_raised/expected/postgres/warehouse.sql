@@ -708,7 +708,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery", "p_sku"]::text[];
   v_content text := json_build_array("p_delivery", "p_sku", "p_qty")::text;
-  v_definition constant text := 'c555b8f0dfa6b6a7';
+  v_definition constant text := '6294aa3da02828b0';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -825,7 +825,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"warehouse".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'c555b8f0dfa6b6a7') then
       return row('done_before', null)::"warehouse".result;
     end if;
     return row('refused', 'key_conflict')::"warehouse".result;
@@ -906,7 +906,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order", "p_sku"]::text[];
   v_content text := json_build_array("p_order", "p_sku", "p_qty")::text;
-  v_definition constant text := '32b790b359df8e06';
+  v_definition constant text := 'b7600f02e88d0588';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1023,7 +1023,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"warehouse".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '32b790b359df8e06') then
       return row('done_before', null)::"warehouse".result;
     end if;
     return row('refused', 'key_conflict')::"warehouse".result;

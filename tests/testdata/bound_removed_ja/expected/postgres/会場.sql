@@ -707,7 +707,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_id", "p_数")::text;
-  v_definition constant text := '23f9bbd7a1437a30';
+  v_definition constant text := '8ee9e59976b336c4';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -824,7 +824,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"会場".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '23f9bbd7a1437a30') then
       return row('done_before', null)::"会場".result;
     end if;
     return row('refused', 'key_conflict')::"会場".result;
@@ -898,7 +898,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_id", "p_数")::text;
-  v_definition constant text := 'e14aef1180260c16';
+  v_definition constant text := '5926b35b6a443fa7';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1015,7 +1015,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"会場".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'e14aef1180260c16') then
       return row('done_before', null)::"会場".result;
     end if;
     return row('refused', 'key_conflict')::"会場".result;

@@ -126,7 +126,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "販売", Definition: "f1a6521be8be98ea", Pending: false, Timeout: 0,
+			Name: "販売", Definition: "8ee9e59976b336c4", Legacy: "f1a6521be8be98ea", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "id", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -134,7 +134,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "払い戻し", Definition: "a9622f446008a83b", Pending: false, Timeout: 0,
+			Name: "払い戻し", Definition: "5926b35b6a443fa7", Legacy: "a9622f446008a83b", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "id", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

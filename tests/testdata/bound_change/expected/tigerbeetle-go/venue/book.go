@@ -128,7 +128,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "sell", Definition: "61d26bbb74423125", Pending: false, Timeout: 0,
+			Name: "sell", Definition: "859638cb773bc66d", Legacy: "61d26bbb74423125", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "id", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -136,7 +136,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "refund", Definition: "709f107fab7a5921", Pending: false, Timeout: 0,
+			Name: "refund", Definition: "abc53a8a0fe298a2", Legacy: "709f107fab7a5921", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "id", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -144,7 +144,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "reserve", Definition: "c913af0f2e1325b6", Pending: true, Timeout: 1800,
+			Name: "reserve", Definition: "824ca62db142678d", Legacy: "c913af0f2e1325b6", Pending: true, Timeout: 1800,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "id", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -128,7 +128,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "販売", Definition: "12ec3ce3dc0e4a22", Pending: false, Timeout: 0,
+			Name: "販売", Definition: "8ee9e59976b336c4", Legacy: "12ec3ce3dc0e4a22", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "id", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -136,7 +136,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "払い戻し", Definition: "6b38010a9da3ae60", Pending: false, Timeout: 0,
+			Name: "払い戻し", Definition: "5926b35b6a443fa7", Legacy: "6b38010a9da3ae60", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "id", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -144,7 +144,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "取り置き", Definition: "2ad71ee09348378d", Pending: true, Timeout: 1800,
+			Name: "取り置き", Definition: "7e7675ba1444dd97", Legacy: "2ad71ee09348378d", Pending: true, Timeout: 1800,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "id", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -126,7 +126,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "sell", Definition: "3240b821edbd5604", Pending: false, Timeout: 0,
+			Name: "sell", Definition: "859638cb773bc66d", Legacy: "3240b821edbd5604", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "id", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -134,7 +134,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "refund", Definition: "03ae7cdece5f5a65", Pending: false, Timeout: 0,
+			Name: "refund", Definition: "abc53a8a0fe298a2", Legacy: "03ae7cdece5f5a65", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "id", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

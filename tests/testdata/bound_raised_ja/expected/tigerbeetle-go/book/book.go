@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "入荷", Definition: "c550b3cd4bf3e669", Pending: false, Timeout: 0,
+			Name: "入荷", Definition: "9c8d3874c17ce4fa", Legacy: "c550b3cd4bf3e669", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品書", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "出荷", Definition: "6d8f84a9e7adcc58", Pending: false, Timeout: 0,
+			Name: "出荷", Definition: "9fbee720b7b53aee", Legacy: "6d8f84a9e7adcc58", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -126,7 +126,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "sell", Definition: "22055038cbbef096", Pending: false, Timeout: 0,
+			Name: "sell", Definition: "859638cb773bc66d", Legacy: "22055038cbbef096", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "id", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -134,7 +134,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "refund", Definition: "65f27dd24c539e27", Pending: false, Timeout: 0,
+			Name: "refund", Definition: "abc53a8a0fe298a2", Legacy: "65f27dd24c539e27", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "id", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

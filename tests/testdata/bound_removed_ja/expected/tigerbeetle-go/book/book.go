@@ -126,7 +126,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "販売", Definition: "23f9bbd7a1437a30", Pending: false, Timeout: 0,
+			Name: "販売", Definition: "8ee9e59976b336c4", Legacy: "23f9bbd7a1437a30", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "id", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -134,7 +134,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "払い戻し", Definition: "e14aef1180260c16", Pending: false, Timeout: 0,
+			Name: "払い戻し", Definition: "5926b35b6a443fa7", Legacy: "e14aef1180260c16", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "id", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
