@@ -131,6 +131,9 @@ var boundsCases = []boundsCase{
 			{"take ref=w3 member=c amount=200", "refused: wallet_short"},
 			{"pay.hold ref=w4 payer=c payee=b amount=100", "done"},
 			{"pay.hold ref=w5 payer=c payee=b amount=100", "refused: wallet_short"},
+			// two moves, two kinds: the general path widens wallet(a) alone
+			{"spend.hold ref=w6 member=a cash=550 coins=1", "done"}, // a to -160 available
+			{"spend.hold ref=w7 member=a cash=341 coins=1", "refused: wallet_short"},
 		}},
 	{name: "narrowed inside", stored: "wallet c -100 1000",
 		wallet: "  at least -90 refused as wallet_short\n  at most 1000 refused as wallet_full",

@@ -70,8 +70,8 @@ type moveView struct {
 	Accounts, Bounded, Free []*accountRow
 	Vars                    settleVars // the position variables the moves use
 	// Envelope is the SET that widens the stored bounds of the bounded
-	// rows to the book's (envelopeSet).
-	Envelope string
+	// rows to the book's (envelopeSet): the lower, then the upper.
+	Envelope []string
 	Deadline string // of a hold
 	Entries  entryArrays
 	// What a hold keeps of each move, in move order.
@@ -97,7 +97,7 @@ type fastView struct {
 	// Envelope widens the stored bounds of the row to the book's
 	// (envelopeSet); the undo leaves them widened, which the book's
 	// bounds allow.
-	Envelope string
+	Envelope []string
 	// Shard is the change of the side without bounds, if there is one,
 	// on the shard of this session: one column and the amount, which on
 	// the hot path is measurably cheaper than the nine numbers of v_fd.
@@ -587,7 +587,7 @@ func newFast(st moveStep, hold bool) *fastView {
 	return f
 }
 
-// envelopeSet is the SET of the stored bounds of the rows, each row's
+// envelopeSet is the SET of the stored bounds of the rows, lower and upper, each row's
 // written for the bounds its kind has in the book. The stored bounds are
 // the loosest a row has lived under, which the table's check holds every
 // write to: a bound of the book looser than the stored one replaces it, a
@@ -600,7 +600,7 @@ func newFast(st moveStep, hold bool) *fastView {
 // had a bound on one side, and has one on the other side only now) stores
 // the widest value of 64 bits on the side without one instead, which
 // bounds nothing.
-func envelopeSet(rows []*accountRow) string {
+func envelopeSet(rows []*accountRow) []string {
 	lower := func(r *accountRow) string {
 		if r.Lower == "null::bigint" {
 			return "case when a.upper_bound is null then -9223372036854775808 end"
@@ -637,7 +637,7 @@ func envelopeSet(rows []*accountRow) string {
 		}
 		return fmt.Sprintf("%s = case %s else %s end", name, strings.Join(whens, " "), of(groups[len(groups)-1][0]))
 	}
-	return side("lower_bound", lower) + ", " + side("upper_bound", upper)
+	return []string{side("lower_bound", lower), side("upper_bound", upper)}
 }
 
 // entryArrays are the entries of a call, one element per entry: the
