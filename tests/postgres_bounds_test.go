@@ -106,9 +106,9 @@ type boundsCase struct {
 	name                string
 	wallet, pocket, tab string
 	after               []boundsStep
-	// stored is an account the case writes under v2 and the bounds its
-	// row then stores: `kind member lower upper`
-	stored string
+	// stored are accounts the case writes under v2 and the bounds their
+	// rows then store: `kind member lower upper`
+	stored []string
 }
 
 // Calls every case makes after its own: retries of keys used under v1,
@@ -123,7 +123,7 @@ var boundsRetries = []boundsStep{
 }
 
 var boundsCases = []boundsCase{
-	{name: "widened", stored: "wallet c -500 5000",
+	{name: "widened", stored: []string{"wallet c -500 5000", "wallet a -500 5000", "pocket a 0 none"},
 		wallet: "  at least -500 refused as wallet_short\n  at most 5000 refused as wallet_full",
 		after: []boundsStep{
 			{"take ref=w1 member=c amount=300", "done"},  // to -380: past the old floor
@@ -135,7 +135,7 @@ var boundsCases = []boundsCase{
 			{"spend.hold ref=w6 member=a cash=550 coins=1", "done"}, // a to -160 available
 			{"spend.hold ref=w7 member=a cash=341 coins=1", "refused: wallet_short"},
 		}},
-	{name: "narrowed inside", stored: "wallet c -100 1000",
+	{name: "narrowed inside", stored: []string{"wallet c -100 1000"},
 		wallet: "  at least -90 refused as wallet_short\n  at most 1000 refused as wallet_full",
 		after: []boundsStep{
 			{"take ref=n1 member=c amount=10", "done"}, // to -90
@@ -145,7 +145,7 @@ var boundsCases = []boundsCase{
 			{"pay.hold ref=n5 payer=c payee=a2 amount=5", "done"},
 			{"pay.hold ref=n6 payer=c payee=a2 amount=1", "refused: wallet_short"},
 		}},
-	{name: "narrowed outside", stored: "wallet c -100 1000",
+	{name: "narrowed outside", stored: []string{"wallet c -100 1000"},
 		wallet: "  at least -20 refused as wallet_short\n  at most 300 refused as wallet_full",
 		after: []boundsStep{
 			// c at -80, below the new floor: further out refused, back
@@ -168,7 +168,7 @@ var boundsCases = []boundsCase{
 	{name: "added",
 		pocket: pocketBounds + "\n  at most 100 refused as pocket_full",
 		tab:    tabBounds + "\n  at least -60 refused as tab_short",
-		stored: "tab a none 0",
+		stored: []string{"tab a none 0", "pocket z 0 100"},
 		after: []boundsStep{
 			// pocket(a) at 150, over the new ceiling
 			{"fill ref=a1 member=a amount=1", "refused: pocket_full"},
@@ -182,7 +182,7 @@ var boundsCases = []boundsCase{
 			{"owe ref=a8 member=a amount=10", "done"},   // -60
 			{"owe ref=a9 member=a amount=1", "refused: tab_short"},
 		}},
-	{name: "removed", stored: "wallet b -100 none",
+	{name: "removed", stored: []string{"wallet b -100 none"},
 		wallet: "  at least -100 refused as wallet_short",
 		after: []boundsStep{
 			{"give ref=r1 member=b amount=5000", "done"},
@@ -191,7 +191,7 @@ var boundsCases = []boundsCase{
 		}},
 	{name: "other side",
 		tab:    "  at least -60 refused as tab_short",
-		stored: "tab a none 9223372036854775807",
+		stored: []string{"tab a none 9223372036854775807"},
 		after: []boundsStep{
 			// tab(a) at -80: its ceiling at 0 gone, a floor at -60 now
 			{"owe ref=s1 member=a amount=1", "refused: tab_short"},
@@ -199,7 +199,7 @@ var boundsCases = []boundsCase{
 			{"owe ref=s3 member=a amount=80", "done"},    // -60
 			{"owe ref=s4 member=a amount=1", "refused: tab_short"},
 		}},
-	{name: "reason renamed", stored: "wallet c -100 1000",
+	{name: "reason renamed", stored: []string{"wallet c -100 1000"},
 		wallet: "  at least -100 refused as wallet_low\n  at most 1000 refused as wallet_over",
 		after: []boundsStep{
 			{"take ref=m1 member=c amount=30", "refused: wallet_low"},
@@ -399,6 +399,7 @@ func TestBoundChanges(t *testing.T) {
 			l.balances(t, ctx)
 			l.deploy(t, ctx, c.v2())
 			l.run(t, ctx, c.after)
+			l.envelopes(t, ctx, c)
 			l.run(t, ctx, boundsRetries)
 			// the holds still open (h4 of v1 among them) expire under v2:
 			// their deadlines are put in the past rather than waited for
@@ -418,7 +419,6 @@ func TestBoundChanges(t *testing.T) {
 				t.Fatalf("expire() = %d, %v; the interpreter expired %d", n, err, len(expired))
 			}
 			l.balances(t, ctx)
-			l.envelopes(t, ctx, c)
 		})
 	}
 }
@@ -428,7 +428,14 @@ func TestBoundChanges(t *testing.T) {
 // check holds a write that bypasses the functions to what is stored.
 func (l *boundsLedger) envelopes(t *testing.T, ctx context.Context, c boundsCase) {
 	t.Helper()
-	f := strings.Fields(c.stored)
+	for _, st := range c.stored {
+		l.envelope(t, ctx, st)
+	}
+}
+
+func (l *boundsLedger) envelope(t *testing.T, ctx context.Context, stored string) {
+	t.Helper()
+	f := strings.Fields(stored)
 	var lo, up *int64
 	if err := l.u.admin.QueryRow(ctx, `select lower_bound, upper_bound from "wallet".accounts
  where kind = $1 and args = array[$2]`, f[0], f[1]).Scan(&lo, &up); err != nil {
@@ -479,7 +486,8 @@ func TestBoundChangeUnderLoad(t *testing.T) {
 	}
 	v2 := boundsBook(2, "  at least -100 refused as wallet_short\n  at most 300 refused as wallet_full", pocketBounds, tabBounds)
 	res := runDuringLoad(t, ctx, l, v2, workers, 300*time.Millisecond)
-	t.Logf("load %v; calls %d (old rule %d, new %d); longest call during the load %v", res.load, res.calls, res.old, res.new, res.longest)
+	t.Logf("load %v; calls %d (old rule %d, new %d); longest call during the load %v, before or after it %v",
+		res.load, res.calls, res.old, res.new, res.longest, res.longestElse)
 	if res.old == 0 || res.new == 0 {
 		t.Errorf("the calls saw the old rule %d times and the new %d: the load did not land among them", res.old, res.new)
 	}
@@ -487,6 +495,7 @@ func TestBoundChangeUnderLoad(t *testing.T) {
 
 type loadResult struct {
 	load, longest   time.Duration
+	longestElse     time.Duration // of the calls before and after the load
 	calls, old, new int64
 }
 
@@ -496,9 +505,10 @@ func runDuringLoad(t *testing.T, ctx context.Context, l *boundsLedger, v2 string
 	t.Helper()
 	sql := walletSQL(t, v2)
 	var res loadResult
-	var longest atomic.Int64
 	var calls, old, new atomic.Int64
-	var loading atomic.Bool
+	// each call's start and end, per worker, to find those that overlap
+	// the load once it is over
+	spans := make([][][2]time.Time, workers)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	errs := make(chan string, workers)
@@ -516,9 +526,7 @@ func runDuringLoad(t *testing.T, ctx context.Context, l *boundsLedger, v2 string
 				}
 				start := time.Now()
 				got := call(ctx, l.u.app, `select * from "wallet".give_do('', $1, $2, 100)`, fmt.Sprintf("w%d-%d", w, i), member)
-				if d := time.Since(start); loading.Load() && int64(d) > longest.Load() {
-					longest.Store(int64(d))
-				}
+				spans[w] = append(spans[w], [2]time.Time{start, time.Now()})
 				calls.Add(1)
 				switch got {
 				case "done":
@@ -542,11 +550,10 @@ func runDuringLoad(t *testing.T, ctx context.Context, l *boundsLedger, v2 string
 		}()
 	}
 	time.Sleep(around)
-	loading.Store(true)
 	start := time.Now()
 	l.u.load(t, ctx, sql)
-	res.load = time.Since(start)
-	loading.Store(false)
+	end := time.Now()
+	res.load = end.Sub(start)
 	time.Sleep(around)
 	close(stop)
 	wg.Wait()
@@ -554,7 +561,18 @@ func runDuringLoad(t *testing.T, ctx context.Context, l *boundsLedger, v2 string
 	for e := range errs {
 		t.Error(e)
 	}
-	res.longest, res.calls, res.old, res.new = time.Duration(longest.Load()), calls.Load(), old.Load(), new.Load()
+	for _, ws := range spans {
+		for _, sp := range ws {
+			d := sp[1].Sub(sp[0])
+			switch {
+			case sp[0].Before(end) && sp[1].After(start):
+				res.longest = max(res.longest, d)
+			default:
+				res.longestElse = max(res.longestElse, d)
+			}
+		}
+	}
+	res.calls, res.old, res.new = calls.Load(), old.Load(), new.Load()
 	return res
 }
 
@@ -587,9 +605,47 @@ select '', "wallet".chobo_id(array['account', 'wallet', '', 'wallet', 'x' || n])
 	t.Logf("1,000,000 accounts made in %v", time.Since(start))
 	v2 := boundsBook(2, "  at least -100 refused as wallet_short\n  at most 300 refused as wallet_full", pocketBounds, tabBounds)
 	res := runDuringLoad(t, ctx, l, v2, workers, time.Second)
-	t.Logf("over 1,000,000 accounts: load %v; calls %d (old rule %d, new %d); longest call during the load %v", res.load, res.calls, res.old, res.new, res.longest)
+	t.Logf("over 1,000,000 accounts: load %v; calls %d (old rule %d, new %d); longest call during the load %v, before or after it %v",
+		res.load, res.calls, res.old, res.new, res.longest, res.longestElse)
 	// an account among the million answers by the new bound
 	if got := call(ctx, l.u.app, `select * from "wallet".give_do('', 'x-1', 'x999', 1)`); got != "refused: wallet_full" {
 		t.Errorf("wallet(x999) at 999 under a ceiling of 300: %s", got)
+	}
+}
+
+// TestBoundChangeWaitsForNoCall: the load takes no lock a call holds. A
+// call's transaction is left open (its rows, key and entries locked, as
+// a caller's transaction holds them until it commits) while the owner
+// loads v2 with a lock timeout: the load commits all the same, and the
+// call, made under v1, commits after it.
+func TestBoundChangeWaitsForNoCall(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	l := startBounds(t, ctx)
+	l.run(t, ctx, boundsBefore[:3])
+	tx, err := l.u.app.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	// a move with an outside account, and a hold between two bounded rows
+	if got := call(ctx, tx, `select * from "wallet".give_do('', 'open-1', 'b', 50)`); got != "done" {
+		t.Fatalf("the open call: %s", got)
+	}
+	if got := call(ctx, tx, `select * from "wallet".pay_hold('', 'open-2', 'a', 'b', 5)`); got != "done" {
+		t.Fatalf("the open hold: %s", got)
+	}
+	if _, err := l.u.owner.Exec(ctx, `set lock_timeout = '5s'`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	l.u.load(t, ctx, walletSQL(t, boundsBook(2, "  at least -20 refused as wallet_short\n  at most 300 refused as wallet_full", pocketBounds, tabBounds)))
+	t.Logf("loaded beside an open call in %v", time.Since(start))
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatalf("the call made under v1, committed after the load: %v", err)
+	}
+	// b stands at 950 now, over the new ceiling
+	if got := call(ctx, l.u.app, `select * from "wallet".give_do('', 'after-1', 'b', 1)`); got != "refused: wallet_full" {
+		t.Errorf("after the load: %s", got)
 	}
 }
