@@ -86,8 +86,9 @@ type moveView struct {
 // updated in id order, each only when the book's bound holds and the row
 // stores a bound (one that stores none was made outside), its stored
 // bounds widened to the book's, and the shard of an account without
-// bounds takes its part. When every bounded row changed, the call is done; else the
-// general path finds out why, after putting back a row that did change.
+// bounds takes its part. When every bounded row changed, the call is
+// done; else the general path finds out why, after putting back a row
+// that did change.
 type fastView struct {
 	Rows []fastRow
 	// Set is the update of a bounded row, Undo its reverse, Conds what
@@ -587,8 +588,9 @@ func newFast(st moveStep, hold bool) *fastView {
 	return f
 }
 
-// envelopeSet is the SET of the stored bounds of the rows, lower and upper, each row's
-// written for the bounds its kind has in the book. The stored bounds are
+// envelopeSet is the SET of the stored bounds of the rows, lower and
+// upper, each row's written for the bounds its kind has in the book (a
+// SET reads the row as it was before the update). The stored bounds are
 // the loosest a row has lived under, which the table's check holds every
 // write to: a bound of the book looser than the stored one replaces it, a
 // tighter one leaves it (the functions check the book's), and a side
