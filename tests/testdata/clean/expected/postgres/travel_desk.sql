@@ -734,7 +734,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_receipt"]::text[];
   v_content text := json_build_array("p_receipt", "p_member", "p_amount")::text;
-  v_definition constant text := 'e7835924ddd161b6';
+  v_definition constant text := 'a7b48e2805351f0f';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -852,7 +852,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'e7835924ddd161b6') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -939,7 +939,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_tour", "p_day"]::text[];
   v_content text := json_build_array("p_tour", "p_day", "p_capacity")::text;
-  v_definition constant text := 'ac66a2bf25d9694b';
+  v_definition constant text := '20639dccc581a26b';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1057,7 +1057,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'ac66a2bf25d9694b') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -1145,7 +1145,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_booking"]::text[];
   v_content text := json_build_array("p_booking", "p_member", "p_tour", "p_day", "p_price")::text;
-  v_definition constant text := '5fb5529d2dae41b4';
+  v_definition constant text := '5a958d0e59bac1ca';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1233,7 +1233,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '5fb5529d2dae41b4') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -1349,7 +1349,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_booking"]::text[];
-  v_definition constant text := '5fb5529d2dae41b4';
+  v_definition constant text := '5a958d0e59bac1ca';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1392,10 +1392,12 @@ begin
     return row('refused', 'no_such_hold')::"travel_desk".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '5fb5529d2dae41b4') then
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if not (("p_price" is null) or ("p_price" is not null)) then
@@ -1416,7 +1418,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"travel_desk".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '5fb5529d2dae41b4') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -1506,7 +1508,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_booking"]::text[];
-  v_definition constant text := '5fb5529d2dae41b4';
+  v_definition constant text := '5a958d0e59bac1ca';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1544,10 +1546,12 @@ begin
     return row('refused', 'no_such_hold')::"travel_desk".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '5fb5529d2dae41b4') then
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1559,7 +1563,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"travel_desk".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '5fb5529d2dae41b4') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -1678,7 +1682,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_group", "p_tour", "p_day"]::text[];
   v_content text := json_build_array("p_group", "p_tour", "p_day", "p_count")::text;
-  v_definition constant text := 'ec443dc2cff46f13';
+  v_definition constant text := '580a4296971cb98c';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1802,7 +1806,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'ec443dc2cff46f13') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -1889,7 +1893,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_group", "p_tour", "p_day"]::text[];
-  v_definition constant text := 'ec443dc2cff46f13';
+  v_definition constant text := '580a4296971cb98c';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1939,10 +1943,12 @@ begin
     return row('refused', 'no_such_hold')::"travel_desk".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'ec443dc2cff46f13') then
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if not (("p_count" is null) or ("p_count" is not null)) then
@@ -1963,7 +1969,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"travel_desk".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'ec443dc2cff46f13') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -2036,7 +2042,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_group", "p_tour", "p_day"]::text[];
-  v_definition constant text := 'ec443dc2cff46f13';
+  v_definition constant text := '580a4296971cb98c';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -2081,10 +2087,12 @@ begin
     return row('refused', 'no_such_hold')::"travel_desk".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'ec443dc2cff46f13') then
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if v_hold.state = 'posted' then
@@ -2096,7 +2104,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"travel_desk".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'ec443dc2cff46f13') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -2209,7 +2217,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_statement"]::text[];
   v_content text := json_build_array("p_statement", "p_amount")::text;
-  v_definition constant text := 'a0c0bfb27bfb5e25';
+  v_definition constant text := '9f1d765509391289';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -2323,7 +2331,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'a0c0bfb27bfb5e25') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;

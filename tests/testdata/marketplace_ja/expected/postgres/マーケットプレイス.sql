@@ -723,7 +723,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_店", "p_取り分", "p_手数料")::text;
-  v_definition constant text := '9ef730bf26537632';
+  v_definition constant text := 'ec2a1edad1308bd8';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -806,7 +806,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"マーケットプレイス".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '9ef730bf26537632') then
       return row('done_before', null)::"マーケットプレイス".result;
     end if;
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
@@ -893,7 +893,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_振込番号"]::text[];
   v_content text := json_build_array("p_振込番号", "p_店", "p_額")::text;
-  v_definition constant text := '1181586878e323ad';
+  v_definition constant text := 'e725fdd5112c1f2f';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1013,7 +1013,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"マーケットプレイス".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '1181586878e323ad') then
       return row('done_before', null)::"マーケットプレイス".result;
     end if;
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
@@ -1100,7 +1100,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_振込番号"]::text[];
-  v_definition constant text := '1181586878e323ad';
+  v_definition constant text := 'e725fdd5112c1f2f';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1142,10 +1142,12 @@ begin
     return row('refused', 'no_such_hold')::"マーケットプレイス".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '1181586878e323ad') then
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
   end if;
   if not (("p_額" is null) or ("p_額" is not null)) then
@@ -1166,7 +1168,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"マーケットプレイス".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '1181586878e323ad') then
       return row('done_before', null)::"マーケットプレイス".result;
     end if;
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
@@ -1239,7 +1241,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_振込番号"]::text[];
-  v_definition constant text := '1181586878e323ad';
+  v_definition constant text := 'e725fdd5112c1f2f';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1276,10 +1278,12 @@ begin
     return row('refused', 'no_such_hold')::"マーケットプレイス".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '1181586878e323ad') then
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1291,7 +1295,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"マーケットプレイス".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '1181586878e323ad') then
       return row('done_before', null)::"マーケットプレイス".result;
     end if;
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
@@ -1396,7 +1400,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_店", "p_取り分", "p_手数料")::text;
-  v_definition constant text := 'e82e66b50a5ccb03';
+  v_definition constant text := '29020c85f804b904';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1479,7 +1483,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"マーケットプレイス".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'e82e66b50a5ccb03') then
       return row('done_before', null)::"マーケットプレイス".result;
     end if;
     return row('refused', 'key_conflict')::"マーケットプレイス".result;

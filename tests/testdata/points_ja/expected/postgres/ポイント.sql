@@ -729,7 +729,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_購入"]::text[];
   v_content text := json_build_array("p_購入", "p_会員", "p_点数")::text;
-  v_definition constant text := 'd394f26307332e41';
+  v_definition constant text := 'd66c9e348da0c9eb';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -849,7 +849,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ポイント".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'd394f26307332e41') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -936,7 +936,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_購入"]::text[];
-  v_definition constant text := 'd394f26307332e41';
+  v_definition constant text := 'd66c9e348da0c9eb';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -978,10 +978,12 @@ begin
     return row('refused', 'no_such_hold')::"ポイント".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'd394f26307332e41') then
     return row('refused', 'key_conflict')::"ポイント".result;
   end if;
   if not (("p_点数" is null) or ("p_点数" is not null)) then
@@ -1002,7 +1004,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"ポイント".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'd394f26307332e41') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -1075,7 +1077,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_購入"]::text[];
-  v_definition constant text := 'd394f26307332e41';
+  v_definition constant text := 'd66c9e348da0c9eb';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1112,10 +1114,12 @@ begin
     return row('refused', 'no_such_hold')::"ポイント".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'd394f26307332e41') then
     return row('refused', 'key_conflict')::"ポイント".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1127,7 +1131,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"ポイント".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'd394f26307332e41') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -1233,7 +1237,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_会計"]::text[];
   v_content text := json_build_array("p_会計", "p_会員", "p_点数")::text;
-  v_definition constant text := 'dce6aa6125816e3f';
+  v_definition constant text := 'e35076c203ce66b7';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1353,7 +1357,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ポイント".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'dce6aa6125816e3f') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -1440,7 +1444,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_会計"]::text[];
-  v_definition constant text := 'dce6aa6125816e3f';
+  v_definition constant text := 'e35076c203ce66b7';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1482,10 +1486,12 @@ begin
     return row('refused', 'no_such_hold')::"ポイント".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'dce6aa6125816e3f') then
     return row('refused', 'key_conflict')::"ポイント".result;
   end if;
   if not (("p_点数" is null) or ("p_点数" is not null)) then
@@ -1506,7 +1512,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"ポイント".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'dce6aa6125816e3f') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -1579,7 +1585,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_会計"]::text[];
-  v_definition constant text := 'dce6aa6125816e3f';
+  v_definition constant text := 'e35076c203ce66b7';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1616,10 +1622,12 @@ begin
     return row('refused', 'no_such_hold')::"ポイント".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'dce6aa6125816e3f') then
     return row('refused', 'key_conflict')::"ポイント".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1631,7 +1639,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"ポイント".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'dce6aa6125816e3f') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -1736,7 +1744,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_処理", "p_会員"]::text[];
   v_content text := json_build_array("p_処理", "p_会員", "p_点数")::text;
-  v_definition constant text := '2a6660cd9355b68c';
+  v_definition constant text := '65a7e254789c1890';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1854,7 +1862,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ポイント".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '2a6660cd9355b68c') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;

@@ -735,7 +735,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書"]::text[];
   v_content text := json_build_array("p_納品書", "p_品番", "p_数")::text;
-  v_definition constant text := 'cab0af090021a79b';
+  v_definition constant text := 'd3644b92e90bcb34';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -810,7 +810,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'cab0af090021a79b') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -896,7 +896,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書"]::text[];
   v_content text := json_build_array("p_納品書", "p_数")::text;
-  v_definition constant text := '04f40542af42dc71';
+  v_definition constant text := '95250b61122d52af';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1010,7 +1010,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '04f40542af42dc71') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1090,7 +1090,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_品番", "p_数", "p_追加")::text;
-  v_definition constant text := 'bd08760cfafa61c2';
+  v_definition constant text := '602ac1711ff4b117';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1173,7 +1173,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'bd08760cfafa61c2') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1276,7 +1276,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_品番", "p_数", "p_追加")::text;
-  v_definition constant text := '0f9a13904904e8f0';
+  v_definition constant text := '8e2f5ab06ad17e1f';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1361,7 +1361,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '0f9a13904904e8f0') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1463,7 +1463,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
-  v_definition constant text := '0f9a13904904e8f0';
+  v_definition constant text := '8e2f5ab06ad17e1f';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1509,10 +1509,12 @@ begin
     return row('refused', 'no_such_hold')::"拒否のあとのリトライ".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '0f9a13904904e8f0') then
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
   end if;
   if not (("p_数" is null and "p_追加" is null) or ("p_数" is not null and "p_追加" is not null)) then
@@ -1533,7 +1535,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"拒否のあとのリトライ".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '0f9a13904904e8f0') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1605,7 +1607,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
-  v_definition constant text := '0f9a13904904e8f0';
+  v_definition constant text := '8e2f5ab06ad17e1f';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1642,10 +1644,12 @@ begin
     return row('refused', 'no_such_hold')::"拒否のあとのリトライ".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '0f9a13904904e8f0') then
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1657,7 +1661,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"拒否のあとのリトライ".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '0f9a13904904e8f0') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1758,7 +1762,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_貸出番号"]::text[];
   v_content text := json_build_array("p_貸出番号", "p_会員", "p_数", "p_追加")::text;
-  v_definition constant text := '842030105cbe7350';
+  v_definition constant text := '97ab0b4c9b4882c0';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1841,7 +1845,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '842030105cbe7350') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1944,7 +1948,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_預り番号"]::text[];
   v_content text := json_build_array("p_預り番号", "p_品番", "p_数", "p_追加")::text;
-  v_definition constant text := '2588576ddc0a9df3';
+  v_definition constant text := 'ff864177b6b4829d';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -2031,7 +2035,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '2588576ddc0a9df3') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -2133,7 +2137,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_預り番号"]::text[];
-  v_definition constant text := '2588576ddc0a9df3';
+  v_definition constant text := 'ff864177b6b4829d';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -2181,10 +2185,12 @@ begin
     return row('refused', 'no_such_hold')::"拒否のあとのリトライ".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '2588576ddc0a9df3') then
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
   end if;
   if not (("p_数" is null and "p_追加" is null) or ("p_数" is not null and "p_追加" is not null)) then
@@ -2205,7 +2211,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"拒否のあとのリトライ".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '2588576ddc0a9df3') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -2277,7 +2283,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_預り番号"]::text[];
-  v_definition constant text := '2588576ddc0a9df3';
+  v_definition constant text := 'ff864177b6b4829d';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -2316,10 +2322,12 @@ begin
     return row('refused', 'no_such_hold')::"拒否のあとのリトライ".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '2588576ddc0a9df3') then
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
   end if;
   if v_hold.state = 'posted' then
@@ -2331,7 +2339,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"拒否のあとのリトライ".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '2588576ddc0a9df3') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -2432,7 +2440,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_預り番号"]::text[];
   v_content text := json_build_array("p_預り番号", "p_品番", "p_数")::text;
-  v_definition constant text := 'd65abe666d889d9c';
+  v_definition constant text := 'c023fbf6d814aaf6';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -2550,7 +2558,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'd65abe666d889d9c') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
