@@ -123,7 +123,9 @@ func TestMigrateStoppedPartWay(t *testing.T) {
 	}
 }
 
-func itoa(i int) string { return string(rune('a'+i/260)) + string(rune('a'+i/26%10)) + string(rune('a'+i%26)) }
+func itoa(i int) string {
+	return string(rune('a'+i/260)) + string(rune('a'+i/26%10)) + string(rune('a'+i%26))
+}
 
 // roomsOf sums the room balances of the capped accounts, and counts them.
 func roomsOf(t *testing.T, m *tbmodel.Model, d *chobotb.Def) [2]int64 {
