@@ -81,7 +81,7 @@ func TestTigerBeetleMigrateCommand(t *testing.T) {
 		return code, errb.String()
 	}
 	code, msg := run()
-	if code != cli.ExitError || !strings.Contains(msg, "1 accounts stand outside") || !strings.Contains(msg, "wallet_full") && !strings.Contains(msg, "at most 30") {
+	if code != cli.ExitError || !strings.Contains(msg, "1 accounts stand outside the narrowed bound and 0 have holds open") || !strings.Contains(msg, "wallet_full") && !strings.Contains(msg, "at most 30") {
 		t.Fatalf("exit %d:\n%s", code, msg)
 	}
 	b2 := chobotb.NewBook(srv.Client, d2, "")

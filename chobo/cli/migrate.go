@@ -88,13 +88,19 @@ func runMigrate(inv *Invocation) int {
 			fmt.Sprintf("chobo migrate: every account of %s v%d keeps the book's bounds", b.Name, b.Version),
 			fmt.Sprintf("chobo migrate: %s v%d の口座はどれも帳簿の上下限に揃いました", b.Name, b.Version)).In(inv.Lang))
 		return ExitOK
-	case errors.Is(err, chobotb.ErrOutside):
-		for _, o := range r.Outside {
+	case errors.Is(err, chobotb.ErrLeft):
+		outside, held := 0, 0
+		for _, o := range r.Left {
 			fmt.Fprintf(env.Stderr, "chobo migrate: %s\n", o)
+			if o.HeldBefore {
+				held++
+			} else {
+				outside++
+			}
 		}
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
-			fmt.Sprintf("chobo migrate: %d accounts stand outside the narrowed bound and keep the bound they had; every other account was moved. Run chobo migrate again once they are back inside, or widen the bound", len(r.Outside)),
-			fmt.Sprintf("chobo migrate: 口座 %d 件が狭めた上下限の外にあり、元の上下限のままです。ほかの口座は動かしました。内側に戻ってからもう一度 chobo migrate を実行するか、上下限を広げてください", len(r.Outside))).In(inv.Lang))
+			fmt.Sprintf("chobo migrate: %d accounts stand outside the narrowed bound and %d have holds open from before the bound; they keep the bound they had, every other account was moved. Run chobo migrate again once they are back inside and those holds have ended, or widen the bound", outside, held),
+			fmt.Sprintf("chobo migrate: 口座 %d 件が狭めた上下限の外にあり、%d 件には上下限より前の仮押さえが残っています。これらは元の上下限のままで、ほかの口座は動かしました。内側に戻り、その仮押さえが終わってから、もう一度 chobo migrate を実行するか、上下限を広げてください", outside, held)).In(inv.Lang))
 		return ExitError
 	case ctx.Err() != nil:
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(

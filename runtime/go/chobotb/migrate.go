@@ -56,21 +56,31 @@ type MigrateProgress struct {
 	Requests int // requests sent
 }
 
-// Outside is an account a narrowed bound would leave outside, on the
-// side that holds what the account has posted and held: the migration
-// leaves its floor or room as it was, so it answers by the bound it had.
-type Outside struct {
+// Left is an account whose floor or room a migration left on the bound
+// it held, so that it answers by that bound, and why:
+//
+//   - Outside: the book narrowed the bound past where the account stands
+//     on that side (its posted balance less what it holds out, for a
+//     floor; plus what is held into it, for a room). Moving the floor or
+//     room would take it below zero, which its flag refuses.
+//   - HeldBefore: the floor or room is newer than holds of the account
+//     still open, made by clients of a version without the bound, which
+//     did not move it. Once those holds end, the account can be moved.
+//
+// A later run of the same version moves it, once it is back inside or
+// its holds have ended.
+type Left struct {
 	Tenant  string
 	Kind    string
 	Account ids.ID
 	Side    string // "floor" or "room"
 	Bound   int64  // the book's
-	// Reach is where the account stands on that side: its posted balance
-	// less what it holds out (floor), or plus what is held into it (room).
-	Reach string
+	// Reach is where the account stands on that side.
+	Reach      string
+	HeldBefore bool
 }
 
-func (o Outside) String() string {
+func (o Left) String() string {
 	side, cmp := "at least", "less"
 	if o.Side == "room" {
 		side, cmp = "at most", "more"
@@ -79,19 +89,20 @@ func (o Outside) String() string {
 	if o.Tenant != "" {
 		tenant = fmt.Sprintf(" of tenant %q", o.Tenant)
 	}
-	return fmt.Sprintf("%s %s%s: the book says %s %d, the account has %s (%s)", o.Kind, o.Account.Hex(), tenant, side, o.Bound, o.Reach, cmp)
+	if o.HeldBefore {
+		return fmt.Sprintf("%s %s%s: holds made before its %s are open; the book says %s %d", o.Kind, o.Account.Hex(), tenant, o.Side, side, o.Bound)
+	}
+	return fmt.Sprintf("%s %s%s: the book says %s %d, the account stands at %s (%s)", o.Kind, o.Account.Hex(), tenant, side, o.Bound, o.Reach, cmp)
 }
 
-// ErrOutside: some accounts stand outside the bound the book narrowed.
-// Migrate moved every other account; run it again once they are back
-// inside, or widen the bound.
-var ErrOutside = errors.New("chobotb: some accounts stand outside the narrowed bound; their floors and rooms were left as they were")
+// ErrLeft: some accounts were left on the bound they had (Left); every
+// other account was moved.
+var ErrLeft = errors.New("chobotb: some accounts were left on the bound they had")
 
-// MigrateReport is what a migration did, and the accounts it could not
-// move.
+// MigrateReport is what a migration did, and the accounts it left.
 type MigrateReport struct {
 	MigrateProgress
-	Outside []Outside
+	Left []Left
 }
 
 // migrateChunk is how many accounts one lookup reads with their floor and
@@ -118,7 +129,8 @@ const migrateChunk = MaxEvents / 3
 //
 // An account a narrowed bound would leave outside is left as it is (its
 // move is refused by the floor's or room's own flag, at the moment it
-// would land) and reported, with ErrOutside.
+// would land), and so is one with holds open that its floor or room does
+// not carry: both are reported, with ErrLeft.
 func Migrate(ctx context.Context, c MigrateClient, d *Def, o MigrateOptions) (MigrateReport, error) {
 	m := &migration{c: c, d: d, o: o, f: d.ids()}
 	tenants := o.Tenants
@@ -138,8 +150,8 @@ func Migrate(ctx context.Context, c MigrateClient, d *Def, o MigrateOptions) (Mi
 	if err := m.verify(ctx); err != nil {
 		return m.report, err
 	}
-	if len(m.report.Outside) > 0 {
-		return m.report, ErrOutside
+	if len(m.report.Left) > 0 {
+		return m.report, ErrLeft
 	}
 	return m.report, nil
 }
@@ -274,7 +286,12 @@ func (m *migration) chunk(ctx context.Context, tenant string, k int, owners []Ac
 			if !ok {
 				continue // no bound, and no floor or room ever made
 			}
-			if q, ok := m.move(tenant, k, owner, h, s); ok {
+			q, ok := m.move(tenant, k, owner, h, s)
+			switch {
+			case !ok:
+			case s.bound != nil && !carries(s.name, owner, h):
+				m.leave(q, true)
+			default:
 				m.queue = append(m.queue, q)
 			}
 		}
@@ -357,6 +374,18 @@ func (m *migration) open(ctx context.Context, tenant string, k int, owners []Acc
 		}
 	}
 	return nil
+}
+
+// carries reports whether every hold open on an account moved its floor
+// or room too: a floor is taken from by a hold out of the account and
+// given to by one into it, a room the other way round. A hold made by a
+// client of a version whose kind had no bound on that side did not, and
+// its end would move the account without its floor or room.
+func carries(side string, owner, h Account) bool {
+	if side == "floor" {
+		return owner.DebitsPending == h.DebitsPending && owner.CreditsPending == h.CreditsPending
+	}
+	return owner.CreditsPending == h.DebitsPending && owner.DebitsPending == h.CreditsPending
 }
 
 // posted is an account's credits less its debits, posted only.
@@ -463,6 +492,18 @@ func (m *migration) move(tenant string, k int, owner, h Account, s migrateSide) 
 	return queued{t: t, events: events, tenant: tenant, kind: k, account: owner.ID, side: s.name, reach: reach}, true
 }
 
+// leave reports an account whose floor or room stays where it is.
+func (m *migration) leave(q queued, heldBefore bool) {
+	a := &m.d.Accounts[q.kind]
+	o := Left{Tenant: q.tenant, Kind: a.Name, Account: q.account, Side: q.side, Reach: q.reach.String(), HeldBefore: heldBefore}
+	if q.side == "floor" {
+		o.Bound = a.Lower.Value
+	} else {
+		o.Bound = a.Upper.Value
+	}
+	m.report.Left = append(m.report.Left, o)
+}
+
 // flush sends the queued moves in requests of at most MaxEvents events,
 // a move's events never split.
 func (m *migration) flush(ctx context.Context) error {
@@ -498,14 +539,7 @@ func (m *migration) flush(ctx context.Context) error {
 			case len(q.events) > 1 && first == ExceedsCredits:
 				// The floor or room cannot give that much: the account
 				// stands outside the narrowed bound, holds counted.
-				a := &m.d.Accounts[q.kind]
-				o := Outside{Tenant: q.tenant, Kind: a.Name, Account: q.account, Side: q.side, Reach: q.reach.String()}
-				if q.side == "floor" {
-					o.Bound = a.Lower.Value
-				} else {
-					o.Bound = a.Upper.Value
-				}
-				m.report.Outside = append(m.report.Outside, o)
+				m.leave(q, false)
 			default:
 				return fmt.Errorf("chobotb: moving the %s of %s: TigerBeetle answered %s, then %s", q.side, q.account.Hex(), first, s)
 			}

@@ -158,9 +158,9 @@ func TestMigrateLeavesOutsideAccounts(t *testing.T) {
 	d2 := testDef()
 	d2.Accounts[aCapped].Upper.Value = 5
 	d2.Accounts[aCredit].Lower.Value = -2
-	r := migrated(t, m, d2, 2, chobotb.ErrOutside)
-	if len(r.Outside) != 2 || r.Outside[0].Side == r.Outside[1].Side {
-		t.Fatalf("%+v", r.Outside)
+	r := migrated(t, m, d2, 2, chobotb.ErrLeft)
+	if len(r.Left) != 2 || r.Left[0].Side == r.Left[1].Side || r.Left[0].HeldBefore || r.Left[1].HeldBefore {
+		t.Fatalf("%+v", r.Left)
 	}
 	b := chobotb.NewBook(m, d2, "")
 	// high keeps 10: 9 + 1 is done, as before the migration.
@@ -221,5 +221,51 @@ func TestMigrateWhileCalling(t *testing.T) {
 		if got := doCall(t, b, aSupplier, aCapped, "g"+itoa(i), "x", "k"+itoa(i), 1); got != ref("full") {
 			t.Fatalf("k%d at 12: one more answers %s", i, got)
 		}
+	}
+}
+
+// TestMigrateWaitsForHoldsMadeBefore adds an upper bound to a kind whose
+// account has a hold open into it, made before: the room the new client
+// opens does not carry that hold, so the migration leaves the account on
+// no bound (the old one) and says why; once the hold has ended, a run of
+// the same version moves it.
+func TestMigrateWaitsForHoldsMadeBefore(t *testing.T) {
+	m := tbmodel.New()
+	old := chobotb.NewBook(m, testDef(), "")
+	doCall(t, old, aSupplier, aCust, "s1", "x", "c", 3)
+	if r, err := old.Call(ctx, kindOf("hold", aSupplier, aCust), "hold", vals("h1", "x", "c", 2)); err != nil || r.Outcome != chobo.Done {
+		t.Fatal(r, err)
+	}
+	d2 := testDef()
+	d2.Accounts[aCust].Upper = bound(6, "cust_full")
+	b := chobotb.NewBook(m, d2, "")
+	// Opened unbounded: the account has something on it.
+	if got := doCall(t, b, aSupplier, aCust, "s2", "x", "c", 2); got != "done" {
+		t.Fatal(got)
+	}
+	r := migrated(t, m, d2, 2, chobotb.ErrLeft)
+	if len(r.Left) != 1 || !r.Left[0].HeldBefore || r.Left[0].Side != "room" {
+		t.Fatalf("%+v", r.Left)
+	}
+	if got := doCall(t, b, aSupplier, aCust, "s3", "x", "c", 10); got != "done" {
+		t.Fatalf("left on no bound: %s", got)
+	}
+	if r, err := old.Void(ctx, kindOf("hold", aSupplier, aCust), chobotb.Values{"h1"}); err != nil || r.Outcome != chobo.Done {
+		t.Fatal(r, err)
+	}
+	// 15 now: outside 6, so left again, as outside.
+	r = migrated(t, m, d2, 2, chobotb.ErrLeft)
+	if len(r.Left) != 1 || r.Left[0].HeldBefore || r.Left[0].Reach != "15" {
+		t.Fatalf("%+v", r.Left)
+	}
+	doCall(t, b, aCust, aSupplier, "back", "c", "x", 10)
+	if r := migrated(t, m, d2, 2, nil); r.Changed != 1 {
+		t.Fatalf("%+v", r)
+	}
+	if got := doCall(t, b, aSupplier, aCust, "s4", "x", "c", 2); got != ref("cust_full") {
+		t.Fatalf("at 5 of at most 6, 2 more: %s", got)
+	}
+	if got := doCall(t, b, aSupplier, aCust, "s5", "x", "c", 1); got != "done" {
+		t.Fatalf("at 5 of at most 6, 1 more: %s", got)
 	}
 }
