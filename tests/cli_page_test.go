@@ -73,7 +73,7 @@ var cliPageText = map[string]struct {
 			"`chobo migrate` は、帳簿のどの口座も帳簿の上下限に揃えば 0、狭めた上下限の外にある口座があれば 1\n" +
 			"(その口座を挙げ、元の上下限のまま残し、ほかの口座は動かします)、クラスターにつなげない、止められた、\n" +
 			"TigerBeetle が思わぬ答えを返したときは 2 です。もう一度実行すれば止まったところから続けます\n" +
-			"([targets.ja.md](targets.ja.md#changing-a-bound))。",
+			"([targets.ja.md](targets.ja.md#上下限を変える))。",
 		env: "## 環境変数",
 		envBody: "| 変数 | 読むもの | はたらき |\n|---|---|---|\n" +
 			"| `CHOBO_LANG` | どのコマンドも | `--lang` がないときの出力の言語。`ja`、または `ja_JP.UTF-8` や `ja-JP` のようなロケール名なら日本語、ほかの値や空なら英語 |\n" +
