@@ -19,6 +19,11 @@ import (
 // put the model here.
 var dialTigerBeetle func(cluster chobotb.U128, addresses []string) (chobotb.MigrateClient, func(), error)
 
+// CanMigrate reports whether this chobo can reach a TigerBeetle cluster:
+// it was built with cgo, which TigerBeetle's official client needs, and
+// with that client.
+func CanMigrate() bool { return dialTigerBeetle != nil }
+
 // migrateContext is what a migration runs under: cancelled by an
 // interrupt, so that a run stopped by the user says where it stopped.
 var migrateContext = func() (context.Context, context.CancelFunc) {
@@ -60,8 +65,8 @@ func runMigrate(inv *Invocation) int {
 	}
 	if dialTigerBeetle == nil {
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
-			"chobo migrate: this chobo was built without cgo, which TigerBeetle's client needs: build chobo with cgo (CGO_ENABLED=1 and a C compiler) to migrate",
-			"chobo migrate: この chobo は cgo なしでビルドされており、TigerBeetle のクライアントを使えません。移行するには cgo あり(CGO_ENABLED=1 と C コンパイラ)で chobo をビルドしてください").In(inv.Lang))
+			"chobo migrate: this chobo was built without TigerBeetle's client, which needs cgo (the chobo Bazel builds has none): build chobo with go build and cgo (CGO_ENABLED=1 and a C compiler) to migrate",
+			"chobo migrate: この chobo は TigerBeetle のクライアントなしでビルドされています(クライアントには cgo が要り、Bazel がビルドする chobo にはありません)。移行するには go build で cgo あり(CGO_ENABLED=1 と C コンパイラ)で chobo をビルドしてください").In(inv.Lang))
 		return ExitUsage
 	}
 	c, closeClient, err := dialTigerBeetle(cluster, list)
