@@ -174,3 +174,121 @@ func TestTigerBeetleWhatTheMigrationRestsOn(t *testing.T) {
 		}
 	})
 }
+
+// An encoding of an account that a narrowed upper bound leaves outside,
+// held to a real replica: its room at zero and the rest of the shortfall
+// as the debit balance of a shortfall account, netted against the room by
+// a balancing transfer before the room is taken from. Further out is
+// refused, back towards the bound is done, further out again while still
+// outside is refused, and once inside the bound holds exactly. chobo's
+// chains do not carry the netting event (it would add one event and one
+// account to every bounded move); `chobo migrate` leaves such an account
+// on its old bound instead. This is what they would carry.
+func TestTigerBeetleShortfallEncoding(t *testing.T) {
+	realTigerBeetle(t)
+	srv := tbtest.Replica(t)
+	c := srv.Raw()
+	const ledger, code = 9, 1
+	id := func(n uint64) tb.Uint128 { return tb.ToUint128(n) }
+	sink, x, room, short := id(1), id(2), id(3), id(4)
+	res, err := c.CreateAccounts([]tb.Account{
+		{ID: sink, Ledger: ledger, Code: code},
+		{ID: x, Ledger: ledger, Code: code},
+		{ID: room, Ledger: ledger, Code: code, Flags: tb.AccountFlags{DebitsMustNotExceedCredits: true}.ToUint16()},
+		{ID: short, Ledger: ledger, Code: code, Flags: tb.AccountFlags{CreditsMustNotExceedDebits: true}.ToUint16()},
+	})
+	if err != nil || len(res) != 4 {
+		t.Fatal(res, err)
+	}
+	next := uint64(100)
+	tr := func(debit, credit tb.Uint128, amount uint64, flags tb.TransferFlags) tb.Transfer {
+		next++
+		return tb.Transfer{ID: id(next), DebitAccountID: debit, CreditAccountID: credit, Amount: tb.ToUint128(amount),
+			Ledger: ledger, Code: code, Flags: flags.ToUint16()}
+	}
+	send := func(ts ...tb.Transfer) []tb.CreateTransferStatus {
+		t.Helper()
+		for i := range ts[:len(ts)-1] {
+			f := ts[i].TransferFlags()
+			f.Linked = true
+			ts[i].Flags = f.ToUint16()
+		}
+		res, err := c.CreateTransfers(ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]tb.CreateTransferStatus, len(res))
+		for i, r := range res {
+			out[i] = r.Status
+		}
+		return out
+	}
+	max := tb.TransferFlags{BalancingDebit: true, BalancingCredit: true}
+	into := func(a uint64) bool { // a move into x, its netting, its room_take
+		t.Helper()
+		net := tr(room, short, 0, max)
+		net.Amount = tb.ToUint128(1 << 62)
+		st := send(tr(sink, x, a, tb.TransferFlags{}), net, tr(room, sink, a, tb.TransferFlags{}))
+		switch {
+		case st[0] == tb.TransferCreated && st[2] == tb.TransferCreated:
+			return true
+		case st[2] == tb.TransferExceedsCredits:
+			return false
+		}
+		t.Fatalf("into %d: %v", a, st)
+		return false
+	}
+	out := func(a uint64) { // a move out of x and its room_give
+		t.Helper()
+		if st := send(tr(x, sink, a, tb.TransferFlags{}), tr(sink, room, a, tb.TransferFlags{})); st[1] != tb.TransferCreated {
+			t.Fatalf("out %d: %v", a, st)
+		}
+	}
+	encoded := func() int64 { // x's balance + the room - the shortfall
+		t.Helper()
+		found, err := c.LookupAccounts([]tb.Uint128{x, room, short})
+		if err != nil || len(found) != 3 {
+			t.Fatal(found, err)
+		}
+		n := func(v tb.Uint128) int64 { return int64(v.BigInt().Uint64()) }
+		return n(found[0].CreditsPosted) - n(found[0].DebitsPosted) + n(found[1].CreditsPosted) - n(found[1].DebitsPosted) -
+			(n(found[2].DebitsPosted) - n(found[2].CreditsPosted))
+	}
+	// Opened at 10, filled to 9: the room holds 1.
+	if st := send(tr(sink, room, 10, tb.TransferFlags{})); st[0] != tb.TransferCreated {
+		t.Fatal(st)
+	}
+	if !into(9) || encoded() != 10 {
+		t.Fatal("filling to 9 under 10", encoded())
+	}
+	// Narrowed to 5: the room gives its 1, the shortfall owes 4.
+	if st := send(tr(room, sink, 1, tb.TransferFlags{}), tr(short, sink, 4, tb.TransferFlags{})); st[1] != tb.TransferCreated {
+		t.Fatal(st)
+	}
+	if encoded() != 5 {
+		t.Fatal(encoded())
+	}
+	steps := []struct {
+		what string
+		do   func() bool
+		want bool
+	}{
+		{"at 9, further out by 1", func() bool { return into(1) }, false},
+		{"back by 2, to 7", func() bool { out(2); return true }, true},
+		{"at 7, outside still, out again by 1", func() bool { return into(1) }, false},
+		{"back by 3, to 4", func() bool { out(3); return true }, true},
+		{"at 4, 1 more, to 5", func() bool { return into(1) }, true},
+		{"at 5, 1 more", func() bool { return into(1) }, false},
+		{"back by 2, to 3", func() bool { out(2); return true }, true},
+		{"at 3, 2 more", func() bool { return into(2) }, true},
+		{"at 5, 1 more again", func() bool { return into(1) }, false},
+	}
+	for _, s := range steps {
+		if got := s.do(); got != s.want {
+			t.Fatalf("%s: done %v, want %v", s.what, got, s.want)
+		}
+		if e := encoded(); e != 5 {
+			t.Fatalf("%s: the bound encoded is %d, want 5", s.what, e)
+		}
+	}
+}
