@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -177,4 +178,70 @@ func TestTigerBeetleMigrateStoppedPartWay(t *testing.T) {
 		}
 	}
 	_ = r
+}
+
+// Calls through the Go client during a migration on a real replica
+// answer by the old bound or the new one, never an error; the
+// migration moves no balance, and each floor or room once.
+func TestTigerBeetleMigrateWhileCalling(t *testing.T) {
+	realTigerBeetle(t)
+	srv := tbtest.Replica(t)
+	dir := t.TempDir()
+	_, d1 := walletBook(t, dir, 1, "-10", "100")
+	_, d2 := walletBook(t, dir, 2, "-10", "27")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	b1 := chobotb.NewBook(srv.Client, d1, "")
+	const n = 120
+	for i := range n {
+		if r, err := b1.Call(ctx, 0, "do", chobotb.Values{"p" + itoa(i), "m" + itoa(i), int64(25)}); err != nil || r.String() != "done" {
+			t.Fatal(r, err)
+		}
+	}
+	b2 := chobotb.NewBook(srv.Client, d2, "")
+	done := map[int]int64{}
+	calls := 0
+	r, err := chobotb.Migrate(ctx, srv.Client.(chobotb.MigrateClient), d2, chobotb.MigrateOptions{Version: 2,
+		Progress: func(chobotb.MigrateProgress) {
+			i := calls * 7 % n
+			calls++
+			res, err := b2.Call(ctx, 0, "do", chobotb.Values{"w" + itoa(calls), "m" + itoa(i), int64(2)})
+			switch {
+			case err != nil:
+				t.Errorf("a call during the migration: %v", err)
+			case res.String() == "done":
+				done[i] += 2
+			case res.String() != "refused(wallet_full)":
+				t.Errorf("a call during the migration: %s", res)
+			}
+		}})
+	if err != nil && !errors.Is(err, chobotb.ErrLeft) {
+		t.Fatal(err)
+	}
+	left := map[string]bool{}
+	for _, l := range r.Left {
+		left[l.Account.Hex()] = true
+	}
+	if calls < 5 {
+		t.Fatalf("only %d calls during the migration", calls)
+	}
+	for i := range n {
+		bal, err := b2.Balance(ctx, 0, "m"+itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bal.Posted != 25+done[i] {
+			t.Fatalf("m%d at %d, want %d", i, bal.Posted, 25+done[i])
+		}
+		if bal.Posted > 27 {
+			continue // left outside by a call under the old bound
+		}
+		if got, err := b2.Call(ctx, 0, "do", chobotb.Values{"f" + itoa(i), "m" + itoa(i), 27 - bal.Posted + 1}); err != nil || got.String() != "refused(wallet_full)" {
+			t.Fatalf("m%d at %d: past 27: %v %v", i, bal.Posted, got, err)
+		}
+	}
+	again, err := chobotb.Migrate(ctx, srv.Client.(chobotb.MigrateClient), d2, chobotb.MigrateOptions{Version: 2})
+	if (err != nil && !errors.Is(err, chobotb.ErrLeft)) || again.Changed != 0 || len(again.Left) != len(r.Left) {
+		t.Fatalf("a second run: %+v %v (first left %d)", again, err, len(r.Left))
+	}
 }
