@@ -118,8 +118,8 @@ const migrateChunk = MaxEvents / 3
 // is moved to Unbounded; a side with a bound whose floor or room was
 // never made gets one, opened Unbounded, then moved like the others.
 //
-// Every move has an id of the book's version, the floor or room, and the
-// bound it held: a move resent after its answer was lost is the same
+// Every move has an id of the book, its version and the floor or room
+// (MoveID): a move resent after its answer was lost is the same
 // transfer, which TigerBeetle makes once; a second run finds every bound
 // in place and sends nothing; a run stopped part-way leaves each floor or
 // room on its old bound or its new one, and the next run moves what is
