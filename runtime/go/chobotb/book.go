@@ -145,7 +145,7 @@ func (b *Book) openingsFor(ctx context.Context, p *Plan, created map[ids.ID]bool
 		return nil, err
 	}
 	for i := range todo {
-		if a, ok := found[owner[todo[i].CreditAccountID]]; ok && !Empty(a) {
+		if a, ok := found[owner[todo[i].CreditAccountID]]; ok && !empty(a) {
 			todo[i].Amount = Unbounded
 		}
 	}
@@ -171,8 +171,8 @@ func lookupAccounts(ctx context.Context, c Client, list []ids.ID) (map[ids.ID]Ac
 	return found, nil
 }
 
-// Empty reports whether nothing was ever posted or is held on an account.
-func Empty(a Account) bool {
+// empty reports whether nothing was ever posted or is held on an account.
+func empty(a Account) bool {
 	return a.DebitsPosted.IsZero() && a.CreditsPosted.IsZero() && a.DebitsPending.IsZero() && a.CreditsPending.IsZero()
 }
 
