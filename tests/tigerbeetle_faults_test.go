@@ -454,3 +454,103 @@ func TestTigerBeetleHoldsOfAnotherDefinition(t *testing.T) {
 	t.Run("model", func(t *testing.T) { run(t, tbmodel.New()) })
 	t.Run("replica", func(t *testing.T) { run(t, replicaClient(t)) })
 }
+
+// TestTigerBeetleHoldsOfTheLegacyDefinition: a client made by an earlier
+// chobo tagged its holds, and hashed the content of its calls, with the
+// legacy definition hash (bounds included). This version's client of the
+// same book answers its retries done_before, posts and voids its holds,
+// alone and in a bulk, and answers a post or void retried after the old
+// client made it done_before; a client whose legacy hash is another's
+// still meets key_conflict. On the model and, when there is a binary, on
+// a real replica.
+func TestTigerBeetleHoldsOfTheLegacyDefinition(t *testing.T) {
+	res := check.Check("wallet.book", []byte(walletV1))
+	if res.Book == nil {
+		t.Fatalf("the wallet does not check: %v", res.Diags)
+	}
+	now := tigerbeetle.Def(res.Book)
+	// What the earlier chobo wrote into its client: the legacy hash as
+	// the definition, and no other.
+	old := tigerbeetle.Def(res.Book)
+	for i := range old.Transfers {
+		k := &old.Transfers[i]
+		if k.Legacy == k.Definition {
+			t.Fatalf("%s: the wallet is bounded, yet it has one hash", k.Name)
+		}
+		k.Definition, k.Legacy = k.Legacy, ""
+	}
+	// Another book's legacy hash: not this kind's.
+	other := tigerbeetle.Def(res.Book)
+	for i := range other.Transfers {
+		other.Transfers[i].Legacy = "0123456789abcdef"
+	}
+	give, buy := kindIndex(t, now, "give"), kindIndex(t, now, "buy")
+	run := func(t *testing.T, c chobotb.Client) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		b0, b1, b2 := chobotb.NewBook(c, old, "legacy"), chobotb.NewBook(c, now, "legacy"), chobotb.NewBook(c, other, "legacy")
+		want := func(what string, r chobo.Result, err error, want string) {
+			t.Helper()
+			if err != nil || r.String() != want {
+				t.Fatalf("%s: got %s, %v; want %s", what, r, err, want)
+			}
+		}
+		r, err := b0.Call(ctx, give, "do", chobotb.Values{"g-1", "m", int64(100)})
+		want("old give", r, err, "done")
+		for _, o := range []string{"o-1", "o-2", "o-3", "o-4", "o-5"} {
+			r, err = b0.Call(ctx, buy, "hold", chobotb.Values{o, "m", int64(10)})
+			want("old hold "+o, r, err, "done")
+		}
+		r, err = b0.Post(ctx, buy, chobotb.Values{"o-5"}, nil)
+		want("old post o-5", r, err, "done")
+
+		r, err = b2.Call(ctx, give, "do", chobotb.Values{"g-1", "m", int64(100)})
+		want("give again, another legacy hash", r, err, "refused(key_conflict)")
+		r, err = b2.Post(ctx, buy, chobotb.Values{"o-1"}, nil)
+		want("post, another legacy hash", r, err, "refused(key_conflict)")
+
+		r, err = b1.Call(ctx, give, "do", chobotb.Values{"g-1", "m", int64(100)})
+		want("give again", r, err, "done_before")
+		r, err = b1.Call(ctx, buy, "hold", chobotb.Values{"o-1", "m", int64(10)})
+		want("hold again", r, err, "done_before")
+		r, err = b1.Call(ctx, buy, "hold", chobotb.Values{"o-1", "m", int64(11)})
+		want("hold again, other content", r, err, "refused(key_conflict)")
+		r, err = b1.Post(ctx, buy, chobotb.Values{"o-1"}, nil)
+		want("post", r, err, "done")
+		r, err = b1.Post(ctx, buy, chobotb.Values{"o-1"}, nil)
+		want("post again", r, err, "done_before")
+		r, err = b1.Void(ctx, buy, chobotb.Values{"o-2"})
+		want("void", r, err, "done")
+		r, err = b1.Post(ctx, buy, chobotb.Values{"o-5"}, nil)
+		want("the old client's post again", r, err, "done_before")
+		answers, err := b1.Bulk(ctx, []chobotb.Op{
+			{Kind: buy, Op: "post", Values: chobotb.Values{"o-3"}},
+			{Kind: buy, Op: "void", Values: chobotb.Values{"o-4"}},
+			{Kind: buy, Op: "hold", Values: chobotb.Values{"o-1", "m", int64(10)}},
+			{Kind: give, Op: "do", Values: chobotb.Values{"g-1", "m", int64(100)}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range []string{"done", "done", "done_before", "done_before"} {
+			if a := answers[i]; a.Err != nil || a.Result.String() != w {
+				t.Errorf("bulk call %d: %s, %v; want %s", i, a.Result, a.Err, w)
+			}
+		}
+		answers, err = b1.Bulk(ctx, []chobotb.Op{{Kind: buy, Op: "post", Values: chobotb.Values{"o-3"}}, {Kind: buy, Op: "void", Values: chobotb.Values{"o-4"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range answers {
+			if a.Err != nil || a.Result.String() != "done_before" {
+				t.Errorf("bulk call %d again: %s, %v; want done_before", i, a.Result, a.Err)
+			}
+		}
+		// 100 given; o-1, o-3, o-5 posted, 10 and a fee of 1 each.
+		if bal, err := b1.Balance(ctx, accountIndex(t, now, "wallet"), "m"); err != nil || bal.Posted != 100-33 || bal.HeldOut != 0 {
+			t.Errorf("wallet(m) %+v, %v; want 67 posted, none held", bal, err)
+		}
+	}
+	t.Run("model", func(t *testing.T) { run(t, tbmodel.New()) })
+	t.Run("replica", func(t *testing.T) { run(t, replicaClient(t)) })
+}

@@ -346,12 +346,14 @@ func expectedRequests(steps []show.TBStep) []tbmodel.Request {
 		if len(st.Lookup) > 0 {
 			out = append(out, tbmodel.Request{Op: tbmodel.OpLookupTransfers, IDs: st.Lookup})
 		}
-		if len(st.Chain) > 0 {
-			r := tbmodel.Request{Op: tbmodel.OpCreateTransfers}
-			for _, e := range st.Chain {
-				r.Transfers = append(r.Transfers, e.Transfer)
+		for _, chain := range [][]chobotb.Event{st.Chain, st.Again} {
+			if len(chain) > 0 {
+				r := tbmodel.Request{Op: tbmodel.OpCreateTransfers}
+				for _, e := range chain {
+					r.Transfers = append(r.Transfers, e.Transfer)
+				}
+				out = append(out, r)
 			}
-			out = append(out, r)
 		}
 	}
 	return out

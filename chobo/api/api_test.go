@@ -170,6 +170,9 @@ func TestTransfers(t *testing.T) {
 			if want := b.Transfer(tc.name).Definition(); tr.Definition != want {
 				t.Errorf("definition %s, want %s", tr.Definition, want)
 			}
+			if want := b.Transfer(tc.name).LegacyDefinition(); tr.LegacyDefinition != want {
+				t.Errorf("legacy definition %s, want %s", tr.LegacyDefinition, want)
+			}
 		})
 	}
 }

@@ -87,6 +87,11 @@ type Transfer struct {
 	// Transfer.Definition): the backends keep it with every key used,
 	// and a retry after the definition changed answers key_conflict.
 	Definition string `json:"definition"`
+	// LegacyDefinition is the hash earlier versions of chobo kept
+	// instead (book Transfer.LegacyDefinition, with the bounds of the
+	// accounts in it): the backends take a key or hold recorded with it
+	// as recorded with Definition.
+	LegacyDefinition string `json:"legacy_definition"`
 }
 
 // Param is a parameter of a transfer kind.
@@ -249,7 +254,7 @@ func transferOf(b *book.Book, t *book.Transfer, ops []report.Operation, lang dia
 		Params: []Param{}, Key: []string{}, KeyText: report.KeyText(t, ops).In(lang),
 		Moves: []Move{}, Operations: []TransferOp{},
 		Code:       ids.Code(b.Name, "transfer", t.Name),
-		Definition: t.Definition(),
+		Definition: t.Definition(), LegacyDefinition: t.LegacyDefinition(),
 	}
 	for _, p := range t.Params {
 		if p.IsAmount() {

@@ -75,7 +75,11 @@ type ShowTBStep struct {
 	Openings []ShowTBTransfer `json:"openings,omitempty"`
 	Lookup   []string         `json:"lookup,omitempty"`
 	Chain    []ShowTBTransfer `json:"chain,omitempty"`
-	Unsent   string           `json:"unsent,omitempty"`
+	// Again is the chain sent a second time when the first answers
+	// key_conflict on a kind whose legacy hash differs: as an earlier
+	// chobo, whose hash had the bounds in it, laid it out.
+	Again  []ShowTBTransfer `json:"again,omitempty"`
+	Unsent string           `json:"unsent,omitempty"`
 }
 
 // ShowTBAccount is an account as create_accounts receives it, and its name.
@@ -136,6 +140,11 @@ func ShowTBOf(file, target string, names []string, steps [][]show.TBStep) ShowTB
 				t := transfer(e.Transfer, st.Random)
 				t.Role, t.Move, t.Reason = string(e.Role), e.Move, e.Reason
 				s.Chain = append(s.Chain, t)
+			}
+			for _, e := range st.Again {
+				t := transfer(e.Transfer, false)
+				t.Role, t.Move, t.Reason = string(e.Role), e.Move, e.Reason
+				s.Again = append(s.Again, t)
 			}
 			sc.Steps = append(sc.Steps, s)
 		}

@@ -7,12 +7,25 @@ import (
 )
 
 // Definition hashes what a transfer kind does: its parameters, key, hold
-// and moves with the units and bounds of the accounts they touch. Backends
-// keep it with every key they record, so that a call retried after the
-// book changed answers key_conflict rather than mixing the old transfer
-// with the new one. The hash is 16 hex digits of SHA-256 over a JSON
-// description with a fixed shape.
-func (t *Transfer) Definition() string {
+// and moves with the units of the accounts they touch. Backends keep it
+// with every key they record, so that a call retried after the book
+// changed answers key_conflict rather than mixing the old transfer with
+// the new one. The bounds of the accounts are left out: they belong to
+// the accounts, and a bound changed under existing accounts must leave
+// their retries and holds answered. The hash is 16 hex digits of SHA-256
+// over a JSON description with a fixed shape, the bounds written null; a
+// transfer through accounts without bounds hashes as it always did.
+func (t *Transfer) Definition() string { return t.hash(false) }
+
+// LegacyDefinition is the hash earlier versions of chobo recorded as the
+// definition: the same description with the bounds (value and reason) of
+// the accounts a transfer moves through. Backends accept it beside
+// Definition, so that keys and holds recorded by those versions keep their
+// answers; it must stay byte for byte what they computed.
+func (t *Transfer) LegacyDefinition() string { return t.hash(true) }
+
+// hash is Definition, or LegacyDefinition with bounds.
+func (t *Transfer) hash(bounds bool) string {
 	d := definition{Transfer: t.Name}
 	for _, p := range t.Params {
 		ty := "string"
@@ -32,7 +45,7 @@ func (t *Transfer) Definition() string {
 		d.Pending = &s
 	}
 	for _, m := range t.Moves {
-		mv := defMove{Literal: m.Amount.Literal, From: defSideOf(m.From), To: defSideOf(m.To)}
+		mv := defMove{Literal: m.Amount.Literal, From: defSideOf(m.From, bounds), To: defSideOf(m.To, bounds)}
 		if m.Amount.Param != nil {
 			mv.Amount = m.Amount.Param.Name
 		}
@@ -46,9 +59,12 @@ func (t *Transfer) Definition() string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// The shape Definition hashes. Every backend has recorded hashes of it
-// with its keys: a field renamed or reordered here turns every retry of
-// an old call into key_conflict.
+// The shape Definition and LegacyDefinition hash. Every backend has
+// recorded hashes of it with its keys and holds, and ledgers made by
+// earlier versions hold LegacyDefinition's: a field renamed, reordered or
+// dropped here turns every retry of an old call into key_conflict and
+// leaves its holds unended. Lower and Upper stay in the shape, null in
+// Definition, so that both hashes come from one description.
 type (
 	definition struct {
 		Transfer string     `json:"transfer"`
@@ -83,12 +99,15 @@ type (
 )
 
 // defSideOf describes one side of a move with what its account kind
-// brings: a bound changed on the account changes the transfer too.
-func defSideOf(r AccountRef) defSide {
+// brings; its bounds only for LegacyDefinition.
+func defSideOf(r AccountRef, bounds bool) defSide {
 	a := r.Account
 	s := defSide{Account: a.Name, Args: []string{}, Unit: a.Unit.Name, Scale: a.Unit.Scale, Outside: a.Outside}
 	for _, p := range r.Args {
 		s.Args = append(s.Args, p.Name)
+	}
+	if !bounds {
+		return s
 	}
 	if a.Lower != nil {
 		s.Lower = &defBound{a.Lower.Value, a.Lower.Reason}

@@ -34,6 +34,11 @@ type Job struct {
 	// Bulk sends each run of calls that do not read a hold made among
 	// them as one bulk call; Backend must be a BulkCaller.
 	Bulk bool
+	// Done, when set, is called once the job has ended, late tries
+	// included: a test that starts a driver per book ends it there, so
+	// that the drivers of finished books hold no connections while the
+	// rest run.
+	Done func()
 }
 
 // where names the book and, when there is one, the pair.
@@ -99,6 +104,9 @@ func RunAll(t Reporter, jobs []Job) Stats {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			all.job(ctx, j)
+			if j.Done != nil {
+				j.Done()
+			}
 		}()
 	}
 	wg.Wait()

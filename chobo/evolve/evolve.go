@@ -469,11 +469,13 @@ func (c *comparer) reasons() {
 // hashes is the last word on transfers: one whose definition hash differs
 // from the recorded one, with no diagnostic that names why, still gets an
 // E051. It happens when the previous version is `chobo api` output whose
-// hashes another version of chobo computed.
+// hashes another version of chobo computed. The legacy hash (bounds
+// included), which earlier versions recorded, is one the backends accept
+// as the kind's own.
 func (c *comparer) hashes() {
 	for _, nt := range c.cur.Transfers {
 		old, ok := c.prev.Definitions[nt.Name]
-		if !ok || old == "" || c.explained[nt.Name] || old == nt.Definition() {
+		if !ok || old == "" || c.explained[nt.Name] || old == nt.Definition() || old == nt.LegacyDefinition() {
 			continue
 		}
 		ot := c.old.Transfer(nt.Name)

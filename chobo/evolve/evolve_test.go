@@ -342,6 +342,19 @@ func TestRecordedHash(t *testing.T) {
 	if !strings.Contains(got[0].Notes[1].En, "`0000000000000000` → `") {
 		t.Errorf("the note does not give both hashes: %q", got[0].Notes[1].En)
 	}
+	// The hash earlier versions recorded, bounds included, is the kind's.
+	cur := resolved(t, "new.book", base)
+	for _, tr := range cur.Transfers {
+		if tr.LegacyDefinition() != tr.Definition() {
+			prev.Definitions[tr.Name] = tr.LegacyDefinition()
+		}
+	}
+	if prev.Definitions["receive"] == "0000000000000000" {
+		t.Fatal("receive moves through no bounded account")
+	}
+	if got := evolve.Compare(prev, cur); len(got) != 0 {
+		t.Fatalf("legacy hashes recorded:\n%s", dump(got))
+	}
 }
 
 func TestLoad(t *testing.T) {

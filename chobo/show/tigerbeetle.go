@@ -33,6 +33,11 @@ type TBStep struct {
 	// Random: the chain is a status chain, whose two ids are drawn afresh
 	// on every call (shown as zero).
 	Random bool
+	// Again is the chain sent a second time, as an earlier chobo laid it
+	// out (chobotb.Def.Legacy), when the first answers key_conflict on a
+	// kind with a legacy hash: the key was used with other content, or by
+	// that chobo.
+	Again []chobotb.Event
 	// Unsent says why nothing, or nothing more, is sent: same_account,
 	// no_such_hold, or a value the client refuses.
 	Unsent string
@@ -55,8 +60,19 @@ func TigerBeetleSteps(b *book.Book, d *chobotb.Def, sc scenario.Scenario, tenant
 			return fmt.Errorf("step %d: %w", step, err)
 		}
 		s.Step, s.Caller = step, caller
+		if c.Bad != "" {
+			// The client sends nothing, and the call changes nothing.
+			out = append(out, s)
+			return nil
+		}
+		r, err := st.Apply(c.Call) // a failure leaves the state as it was
+		if err == nil && r.Outcome == interp.Refused && r.Reason == chobotb.ReasonKeyConflict && len(s.Chain) > 0 && !s.Random &&
+			d.HasLegacy(c.Call.Transfer.Index) {
+			if s.Again, err = again(d, c, tenant, s.Chain); err != nil {
+				return fmt.Errorf("step %d: %w", step, err)
+			}
+		}
 		out = append(out, s)
-		_, _ = st.Apply(c.Call) // a failure leaves the state as it was
 		return nil
 	}
 	for i, step := range sc.Steps {
@@ -83,6 +99,29 @@ func TigerBeetleSteps(b *book.Book, d *chobotb.Def, sc scenario.Scenario, tenant
 		}
 	}
 	return out, nil
+}
+
+// again is the chain of a call as an earlier chobo laid it out; sent is
+// the chain of this version, whose amounts a post sends again.
+func again(d *chobotb.Def, sc *scenario.Call, tenant string, sent []chobotb.Event) ([]chobotb.Event, error) {
+	c, l := sc.Call, d.Legacy()
+	t := c.Transfer
+	vals := values(t, c)
+	switch c.Op {
+	case book.Do, book.Hold:
+		p, err := l.Build(tenant, t.Index, string(c.Op), vals)
+		if err != nil {
+			return nil, err
+		}
+		return p.Chain, nil
+	case book.Void:
+		return l.Finish(tenant, t.Index, "void", d.KeyValues(t.Index, vals), nil)
+	}
+	amounts := make([]uint64, len(t.Moves))
+	for _, e := range sent {
+		amounts[e.Move-1] = e.Amount.Lo
+	}
+	return l.Finish(tenant, t.Index, "post", d.KeyValues(t.Index, vals), amounts)
 }
 
 // values lists a call's values in the transfer's declaration order.
@@ -267,6 +306,14 @@ func WriteTigerBeetle(w io.Writer, file string, sc scenario.Scenario, steps []TB
 				}
 				fmt.Fprintf(&b, "         %d %s%s\n", i, move, reason)
 				writeTransfer(&b, "           ", e.Transfer, st.Random)
+			}
+		}
+		if len(st.Again) > 0 {
+			fmt.Fprintf(&b, "       %s\n", diag.Paren(lang, "create_transfers", tr("on key_conflict, the chain again as an earlier chobo laid it out, whose hash had the bounds in it",
+				"key_conflict なら、境界をハッシュに入れていた以前の chobo の形で、チェーンをもう一度")))
+			for i, e := range st.Again {
+				fmt.Fprintf(&b, "         %d %s\n", i, diag.Paren(lang, string(e.Role), tr(fmt.Sprintf("move %d", e.Move), fmt.Sprintf("%dつ目の移動", e.Move))))
+				writeTransfer(&b, "           ", e.Transfer, false)
 			}
 		}
 		if st.Unsent != "" {

@@ -21,6 +21,11 @@ type function struct {
 	Kind, Op  string // the transfer kind and the operation, as literals
 	KeyArray  string // the key as a text[] expression
 	Def       string // the definition hash, as a literal
+	// DefIs and DefIsNot compare a recorded definition with this one:
+	// the hash this version records, or the legacy hash (bounds
+	// included) that earlier versions recorded for the same kind, so
+	// that their keys and holds keep their answers.
+	DefIs, DefIsNot string
 	// CallID is the quoted call id parameter, the last of an operation
 	// (none for status).
 	CallID string
@@ -434,14 +439,21 @@ func newFunction(b *book.Book, t *book.Transfer, op string, params []*book.Param
 	for _, p := range t.Key {
 		key = append(key, Ident(ParamName(p.Name)))
 	}
-	return function{
+	f := function{
 		S: Ident(b.Name), Book: Lit(b.Name), Func: Ident(FuncName(t, op)), Signature: strings.Join(sig, ", "),
 		Kind: Lit(t.Name), Op: Lit(op),
 		KeyArray: "array[" + strings.Join(key, ", ") + "]::text[]",
 		Def:      Lit(t.Definition()),
-		CallID:   callID,
-		Checks:   newChecks(args),
+		DefIs:    "= v_definition", DefIsNot: "<> v_definition",
+		CallID: callID,
+		Checks: newChecks(args),
 	}
+	if legacy := t.LegacyDefinition(); legacy != t.Definition() {
+		// two constants: cheaper than an array on every call
+		f.DefIs = "in (v_definition, " + Lit(legacy) + ")"
+		f.DefIsNot = "not in (v_definition, " + Lit(legacy) + ")"
+	}
+	return f
 }
 
 func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {

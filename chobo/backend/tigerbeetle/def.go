@@ -33,7 +33,7 @@ func Def(b *book.Book) *chobotb.Def {
 			Outside: a.Outside, Lower: bound(a.Lower), Upper: bound(a.Upper)})
 	}
 	for _, t := range b.Transfers {
-		k := chobotb.TransferKind{Name: t.Name, Definition: t.Definition(), Pending: t.Pending != nil}
+		k := chobotb.TransferKind{Name: t.Name, Definition: t.Definition(), Legacy: t.LegacyDefinition(), Pending: t.Pending != nil}
 		for _, p := range t.Params {
 			k.Params = append(k.Params, chobotb.Param{Name: p.Name, Amount: p.IsAmount()})
 		}

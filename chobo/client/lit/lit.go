@@ -151,7 +151,7 @@ func (w *writer) def(d *chobotb.Def) string {
 	w.open(1, "Transfers", s.List("TransferKind"))
 	for _, t := range d.Transfers {
 		w.b.WriteString(strings.Repeat(s.Indent, 2) + s.Struct("TransferKind", true, false) + "\n")
-		w.line(3, w.f("Name", s.String(t.Name)), w.f("Definition", s.String(t.Definition)),
+		w.line(3, w.f("Name", s.String(t.Name)), w.f("Definition", s.String(t.Definition)), w.f("Legacy", s.String(t.Legacy)),
 			w.f("Pending", w.bool(t.Pending)), w.f("Timeout", strconv.FormatUint(uint64(t.Timeout), 10)))
 		params := make([]string, len(t.Params))
 		for i, p := range t.Params {

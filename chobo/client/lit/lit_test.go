@@ -36,7 +36,7 @@ var def = &chobotb.Def{
 		{Name: "world", Unit: 0, Outside: true},
 	},
 	Transfers: []chobotb.TransferKind{{
-		Name: "buy", Definition: "transfer buy", Pending: true, Timeout: 60,
+		Name: "buy", Definition: "transfer buy", Legacy: "transfer buy, bounded", Pending: true, Timeout: 60,
 		Params:      []chobotb.Param{{Name: "sku"}, {Name: "n", Amount: true}},
 		Key:         []int{0},
 		PostAmounts: []int{1},
@@ -64,7 +64,7 @@ func TestWrite(t *testing.T) {
     ],
     transfers=[
         TransferKind(
-            name="buy", definition="transfer buy", pending=True, timeout=60,
+            name="buy", definition="transfer buy", legacy="transfer buy, bounded", pending=True, timeout=60,
             params=[Param(name="sku", amount=False), Param(name="n", amount=True)],
             key=[0], postamounts=[1],
             moves=[
@@ -89,7 +89,7 @@ func TestWrite(t *testing.T) {
  >,
  .Transfers: <
   {
-   .Name: "buy", .Definition: "transfer buy", .Pending: yes, .Timeout: 60,
+   .Name: "buy", .Definition: "transfer buy", .Legacy: "transfer buy, bounded", .Pending: yes, .Timeout: 60,
    .Params: <{ .Name: "sku", .Amount: no }, { .Name: "n", .Amount: yes }>,
    .Key: <0>, .PostAmounts: <1>,
    .Moves: <
@@ -114,7 +114,7 @@ func TestWrite(t *testing.T) {
     ),
     transfers=(
         TransferKind(
-            name="buy", definition="transfer buy", pending=True, timeout=60,
+            name="buy", definition="transfer buy", legacy="transfer buy, bounded", pending=True, timeout=60,
             params=(Param(name="sku", amount=False), Param(name="n", amount=True)),
             key=(0,), postamounts=(1,),
             moves=(

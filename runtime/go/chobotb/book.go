@@ -249,6 +249,15 @@ func (b *Book) Call(ctx context.Context, kind int, op string, vals Values) (chob
 	if err != nil {
 		return chobo.Result{}, err
 	}
+	if b.def.madeByLegacy(kind, st) {
+		return b.sendLegacy(ctx, func(d *Def) ([]Event, error) {
+			p, err := d.build(b.tenant, b.tids, kind, op, vals, false)
+			if err != nil {
+				return nil, err
+			}
+			return p.Chain, nil
+		})
+	}
 	return Read(p.Chain, st)
 }
 
@@ -263,7 +272,7 @@ func (b *Book) held(ctx context.Context, kind int, key []string) ([]uint64, erro
 	if err != nil {
 		return nil, err
 	}
-	return heldOf(lookups, found, b.def.tag(kind))
+	return heldOf(lookups, found, b.def.tags(kind))
 }
 
 // Post posts a hold, named by its key's values in key order. amounts are
@@ -299,6 +308,9 @@ func (b *Book) Post(ctx context.Context, kind int, key Values, amounts []int64) 
 	st, err := b.sendChain(ctx, chain)
 	if err != nil {
 		return chobo.Result{}, err
+	}
+	if b.def.madeByLegacy(kind, st) {
+		return b.sendLegacy(ctx, func(d *Def) ([]Event, error) { return d.Finish(b.tenant, kind, "post", k, want) })
 	}
 	return Read(chain, st)
 }
@@ -385,6 +397,9 @@ func (b *Book) Void(ctx context.Context, kind int, key Values) (chobo.Result, er
 	st, err := b.sendChain(ctx, chain)
 	if err != nil {
 		return chobo.Result{}, err
+	}
+	if b.def.madeByLegacy(kind, st) {
+		return b.sendLegacy(ctx, func(d *Def) ([]Event, error) { return d.Finish(b.tenant, kind, "void", k, nil) })
 	}
 	return Read(chain, st)
 }

@@ -57,7 +57,7 @@ func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
 		return nil, err
 	}
 	statuses, errs := b.sendChains(ctx, r.chains)
-	r.read(statuses, errs)
+	r.read(ctx, statuses, errs)
 	return r.out, nil
 }
 
@@ -80,7 +80,8 @@ type bulk struct {
 	chains   [][]Event
 	reads    []reading
 	plans    []*Plan
-	finishes []pending // the posts and voids, which read their holds first
+	finishes []pending  // the posts and voids, which read their holds first
+	posts    [][]uint64 // by call: what a post sends for each move
 }
 
 // pending is a post or void of a Bulk and the key of its hold.
@@ -172,7 +173,7 @@ func (r *bulk) finish(ctx context.Context) error {
 // finishOne is finish for one post or void, its hold's ids looked up.
 func (r *bulk) finishOne(f pending, lookups []ids.ID, found map[ids.ID]Transfer) {
 	b, i, op := r.b, f.i, r.ops[f.i]
-	held, err := heldOf(lookups, found, b.def.tag(op.Kind))
+	held, err := heldOf(lookups, found, b.def.tags(op.Kind))
 	switch {
 	case errors.Is(err, errOtherDefinition):
 		r.out[i].Result = refused(ReasonKeyConflict)
@@ -199,10 +200,17 @@ func (r *bulk) finishOne(f pending, lookups []ids.ID, found map[ids.ID]Transfer)
 		return
 	}
 	r.chains[i] = chain
+	if amounts != nil {
+		if r.posts == nil {
+			r.posts = make([][]uint64, len(r.ops))
+		}
+		r.posts[i] = amounts
+	}
 }
 
 // read makes each sent chain's statuses its call's answer.
-func (r *bulk) read(statuses [][]Status, errs []error) {
+func (r *bulk) read(ctx context.Context, statuses [][]Status, errs []error) {
+	var again []int
 	for i, chain := range r.chains {
 		if chain == nil {
 			continue
@@ -218,7 +226,52 @@ func (r *bulk) read(statuses [][]Status, errs []error) {
 		case readState:
 			r.out[i].State, r.out[i].Err = ReadStatus(statuses[i])
 		default:
+			if r.b.def.madeByLegacy(r.ops[i].Kind, statuses[i]) {
+				again = append(again, i)
+				continue
+			}
 			r.out[i].Result, r.out[i].Err = Read(chain, statuses[i])
+		}
+	}
+	if len(again) > 0 {
+		r.readLegacy(ctx, again)
+	}
+}
+
+// readLegacy sends the calls made before by an earlier version of chobo
+// (madeByLegacy) again as it sent them, and answers them from that.
+func (r *bulk) readLegacy(ctx context.Context, calls []int) {
+	b, d := r.b, r.b.def.Legacy()
+	chains := make([][]Event, len(calls))
+	for n, i := range calls {
+		op := r.ops[i]
+		var err error
+		switch op.Op {
+		case "do", "hold":
+			var p *Plan
+			if p, err = d.build(b.tenant, b.tids, op.Kind, op.Op, op.Values, false); err == nil {
+				chains[n] = p.Chain
+			}
+		default:
+			var amounts []uint64 // none for a void
+			if r.posts != nil {
+				amounts = r.posts[i]
+			}
+			chains[n], err = d.Finish(b.tenant, op.Kind, op.Op, keyText(op.Values), amounts)
+		}
+		if err != nil {
+			r.out[i].Err = err
+			chains[n] = nil
+		}
+	}
+	statuses, errs := b.sendChains(ctx, chains)
+	for n, i := range calls {
+		switch {
+		case chains[n] == nil:
+		case errs[n] != nil:
+			r.out[i].Err = errs[n]
+		default:
+			r.out[i].Result, r.out[i].Err = Read(chains[n], statuses[n])
 		}
 	}
 }
@@ -283,16 +336,17 @@ var errOtherDefinition = errors.New("chobotb: the hold was made under another de
 
 // heldOf reads what a hold holds from the transfers found: one amount per
 // move, nil when none of its moves is there. Any of them tagged with
-// another definition than tag is errOtherDefinition; one with no tag was
-// made by a client that did not tag holds, and is taken as it is.
-func heldOf(lookups []ids.ID, found map[ids.ID]Transfer, tag uint64) ([]uint64, error) {
+// another definition than those of tags is errOtherDefinition; one with
+// no tag was made by a client that did not tag holds, and is taken as it
+// is.
+func heldOf(lookups []ids.ID, found map[ids.ID]Transfer, tags [2]uint64) ([]uint64, error) {
 	out := make([]uint64, 0, len(lookups))
 	for _, id := range lookups {
 		t, ok := found[id]
 		if !ok {
 			continue
 		}
-		if t.UserData64 != 0 && t.UserData64 != tag {
+		if t.UserData64 != 0 && t.UserData64 != tags[0] && t.UserData64 != tags[1] {
 			return nil, errOtherDefinition
 		}
 		if t.Amount.Hi != 0 {

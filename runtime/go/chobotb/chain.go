@@ -117,12 +117,19 @@ func (d *Def) layout(t *TransferKind) []slot {
 	return out
 }
 
-// tag is the DefinitionTag of a transfer kind, 0 for a kind there is not.
-func (d *Def) tag(kind int) uint64 {
+// tags are the DefinitionTags a hold of the transfer kind may carry: its
+// definition's, and the legacy hash's earlier versions of chobo tagged it
+// with (0 when not known); none for a kind there is not.
+func (d *Def) tags(kind int) [2]uint64 {
 	if kind < 0 || kind >= len(d.Transfers) {
-		return 0
+		return [2]uint64{}
 	}
-	return DefinitionTag(d.Transfers[kind].Definition)
+	t := &d.Transfers[kind]
+	out := [2]uint64{DefinitionTag(t.Definition)}
+	if t.Legacy != "" {
+		out[1] = DefinitionTag(t.Legacy)
+	}
+	return out
 }
 
 // Guarded reports whether a do or hold of the transfer kind sends a key

@@ -25,6 +25,10 @@ type Def struct {
 	// tenant is kept by its Book (tenantIDs).
 	once  sync.Once
 	fixed *fixedIDs
+	// The Def as an earlier version of chobo sent it (Legacy), made
+	// the first time a retry needs it.
+	legacyOnce sync.Once
+	legacy     *Def
 }
 
 type fixedIDs struct {
@@ -136,11 +140,17 @@ type TransferKind struct {
 	// Definition); it goes into every content hash, so that a retry after
 	// the book changed is a key_conflict.
 	Definition string
-	Params     []Param
-	Key        []int // indexes in Params, in key order
-	Pending    bool  // hold, post, void; else do
-	Timeout    uint32
-	Moves      []Move
+	// Legacy is the hash earlier versions of chobo had for the same kind
+	// (book.Transfer's LegacyDefinition, with the bounds of its accounts
+	// in it): a hold tagged with it was made by one of them, under this
+	// same definition, and is this kind's to post and void. Empty when
+	// not known.
+	Legacy  string
+	Params  []Param
+	Key     []int // indexes in Params, in key order
+	Pending bool  // hold, post, void; else do
+	Timeout uint32
+	Moves   []Move
 	// PostAmounts are the amount parameters a partial post gives, in
 	// declaration order (indexes in Params).
 	PostAmounts []int

@@ -10,6 +10,7 @@ import threading
 import time
 import unittest
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import replace
 from typing import Any, Literal, Protocol, TypeVar
 
 import vectors  # noqa: F401  first: it puts the sources on the path
@@ -23,7 +24,7 @@ from tbbooks import BANK, CELL, CELLS, FUND, LONG, RESERVE, RESTOCK, SHELF, SHIF
 
 from chobo import ids
 from chobo.chobo import DONE, DONE_BEFORE, Balance, ChoboCancelledError, ChoboError, HoldState, Result, refused
-from chobo.tbclient import AsyncTigerBeetleBook, Request, TigerBeetleBook
+from chobo.tbclient import AsyncTigerBeetleBook, Request, TbCall, TigerBeetleBook
 from chobo.tigerbeetle import (
     DEFAULT_TIMEOUT_MS,
     MAX_EVENTS,
@@ -420,6 +421,43 @@ class _Cases:
             self.s.found_transfers.append(hold_of(30, tag=0))
             self.assertEqual(b.void(RESERVE, ["o1", "A"]), DONE)
 
+        def test_legacy_definition(self) -> None:
+            """A hold tagged, or a call hashed, with the kind's legacy hash (an
+            earlier chobo's, with the bounds in it) is this kind's."""
+            legacy = "00000000000000aa"
+            d = replace(STOCK, transfers=tuple(replace(t, legacy=legacy) for t in STOCK.transfers))
+            old = replace(STOCK, transfers=tuple(replace(t, definition=legacy) for t in STOCK.transfers))
+            b, before = self.book(d), self.book(STOCK)
+            self.s.found_transfers.append(hold_of(30, tag=definition_tag(legacy)))
+            self.assertEqual(b.post(RESERVE, ["o1", "A"], None), DONE)
+            self.s.found_transfers.append(hold_of(30, tag=definition_tag(legacy)))
+            self.assertEqual(before.void(RESERVE, ["o1", "A"]), refused("key_conflict"), "a book without the legacy hash")
+            # The accounts and openings, made once.
+            self.assertEqual(b.call(RESERVE, "hold", ["o9", "A", 1]), DONE)
+            self.assertEqual(b.call(RESTOCK, "do", ["r9", "A", 1]), DONE)
+            self.ops()
+            # A retry meets the first event with another content: sent again
+            # as the earlier chobo sent it, which is there.
+            cases: list[tuple[str, Callable[[Book], Result], list[str]]] = [
+                ("hold", lambda bk: bk.call(RESERVE, "hold", ["o1", "A", 30]), ["create_transfers"] * 2),
+                ("do", lambda bk: bk.call(RESTOCK, "do", ["r1", "A", 30]), ["create_transfers"] * 2),
+                ("void", lambda bk: bk.void(RESERVE, ["o1", "A"]), ["lookup_transfers"] + ["create_transfers"] * 2),
+            ]
+            for name, call, want_ops in cases:
+                with self.subTest(call=name):
+                    if name == "void":
+                        self.s.found_transfers.append(hold_of(30, tag=definition_tag(legacy)))
+                    self.s.transfer_statuses += [first("exists_with_different_user_data_128"), first("exists")]
+                    self.assertEqual(call(b), DONE_BEFORE)
+                    sent = list(self.requests)
+                    self.assertEqual(self.ops(), want_ops)
+                    again = sent[-1].transfers
+                    if name == "hold":
+                        self.assertEqual(again, tuple(e.transfer for e in plan(old, TENANT, RESERVE, "hold", ["o1", "A", 30]).chain))
+            self.s.transfer_statuses.append(first("exists_with_different_user_data_128"))
+            self.assertEqual(before.call(RESTOCK, "do", ["r1", "A", 30]), refused("key_conflict"))
+            self.assertEqual(self.ops(), ["create_accounts", "create_transfers"], "the chain once: nothing sent again without a legacy hash")
+
         def test_lookup_answers_another_transfer(self) -> None:
             self.s.found_transfers.append([tbc.Transfer(id=12345, amount=1)])
             self.fails(lambda: self.book().void(RESERVE, ["o1", "A"]), "CHOBO_UNEXPECTED")
@@ -515,6 +553,29 @@ class TigerBeetleBookTest(_Cases.TigerBeetleCases):
         self.assertEqual(seen, [threading.current_thread()])
         TigerBeetleBook(Here(self.s), STOCK).balance(SHELF, ["A"])
         self.assertIsNot(seen[1], threading.current_thread())
+
+    def test_bulk_of_legacy_calls(self) -> None:
+        """In a bulk, a call an earlier chobo made with the kind's legacy hash
+        is sent again alone, as it sent it; the others are answered as ever."""
+        legacy = "00000000000000aa"
+        d = replace(STOCK, transfers=tuple(replace(t, legacy=legacy) for t in STOCK.transfers))
+        old = replace(STOCK, transfers=tuple(replace(t, definition=legacy) for t in STOCK.transfers))
+        b = TigerBeetleBook(FakeSync(self.s), d, TENANT, on_request=self.requests.append)
+        self.assertEqual(b.call(RESTOCK, "do", ["r9", "A", 1]), DONE)  # the accounts, made once
+        self.s.found_transfers.append(hold_of(30, tag=definition_tag(legacy)))
+        self.ops()
+        one = len(plan(d, TENANT, RESTOCK, "do", ["r1", "A", 30]).chain)
+        # The first chain's first event exists with another content; the
+        # post is created.
+        self.s.transfer_statuses += [
+            lambda n: ["exists_with_different_user_data_128"] + ["linked_event_failed"] * (one - 1) + ["created"] * (n - one),
+            first("exists"),
+        ]
+        answers = b.bulk([TbCall(RESTOCK, "do", ("r1", "A", 30)), TbCall(RESERVE, "post", ("o1", "A"))])
+        self.assertEqual(answers, [DONE_BEFORE, DONE])
+        sent = list(self.requests)
+        self.assertEqual(self.ops(), ["lookup_transfers", "create_transfers", "create_transfers"])
+        self.assertEqual(sent[-1].transfers, tuple(e.transfer for e in plan(old, TENANT, RESTOCK, "do", ["r1", "A", 30]).chain))
 
     def test_threads_share_a_book(self) -> None:
         b = TigerBeetleBook(FakeSync(self.s), STOCK, TENANT)

@@ -270,3 +270,71 @@ test("a hold carries its definition, and another definition neither posts nor vo
   assert.deepEqual(sent, ["lookup transfers 2", "lookup transfers 2"], "nothing but the lookups");
   assert.deepEqual(await new TigerBeetleBook(client, def).void(0, ["A"]), { result: "done" });
 });
+
+test("a hold and a call made under the kind's legacy hash are this kind's", async () => {
+  // A client of an earlier chobo: its hash had the bounds in it ("0a").
+  const old: Def = { ...def, transfers: def.transfers.map((t) => ({ ...t, definition: t.definition + "0a" })) };
+  const now: Def = { ...def, transfers: def.transfers.map((t) => ({ ...t, legacy: t.definition + "0a" })) };
+  const another: Def = { ...def, transfers: def.transfers.map((t) => ({ ...t, legacy: "0b" })) };
+  // As TigerBeetle answers: an id there already with the same content is
+  // exists, with another exists_with_different_user_data_128; a failed
+  // event fails its linked chain, and no other.
+  const LF = Number(CreateTransferStatus.linked_event_failed);
+  const { client, sent } = fake((ts) => {
+    const st = ts.map((t) => {
+      const had = stored.get(t.id);
+      if (t.pending_id === neverId()) {
+        return had ? Number(CreateTransferStatus.exists_with_different_flags) : Number(CreateTransferStatus.pending_transfer_not_found);
+      }
+      if (had === undefined) {
+        return CREATED;
+      }
+      return had.user_data_128 === t.user_data_128 && had.user_data_64 === t.user_data_64 ? Number(CreateTransferStatus.exists)
+        : Number(CreateTransferStatus.exists_with_different_user_data_128);
+    });
+    // A chain runs to the first event without the linked flag (1).
+    const out = [...st];
+    for (let start = 0; start < ts.length; ) {
+      let end = start;
+      while ((ts[end]!.flags & 1) !== 0) {
+        end++;
+      }
+      if (st.slice(start, end + 1).some((s) => s !== CREATED)) {
+        for (let i = start; i <= end; i++) {
+          out[i] = st[i] === CREATED ? LF : st[i]!;
+        }
+      }
+      start = end + 1;
+    }
+    ts.forEach((t, i) => { if (out[i] === CREATED) stored.set(t.id, t); });
+    return out;
+  });
+  const stored = new Map<bigint, TigerBeetleTransfer>();
+  const before = new TigerBeetleBook(client, old);
+  for (const k of ["A", "B", "C", "D"]) {
+    assert.deepEqual(await before.call(0, "hold", [k, 5n]), { result: "done" });
+  }
+  assert.deepEqual(await before.call(2, "do", ["r", 1n]), { result: "done" });
+  assert.deepEqual(await before.post(0, ["D"], null), { result: "done" });
+
+  const wrong = new TigerBeetleBook(client, another);
+  assert.deepEqual(await wrong.post(0, ["A"], null), { result: "refused", reason: "key_conflict" });
+  assert.deepEqual(await wrong.call(2, "do", ["r", 1n]), { result: "refused", reason: "key_conflict" });
+
+  const book = new TigerBeetleBook(client, now);
+  assert.deepEqual(await book.call(0, "hold", ["A", 5n]), { result: "done_before" });
+  assert.deepEqual(await book.call(0, "hold", ["A", 4n]), { result: "refused", reason: "key_conflict" });
+  assert.deepEqual(await book.call(2, "do", ["r", 1n]), { result: "done_before" });
+  assert.deepEqual(await book.post(0, ["A"], null), { result: "done" });
+  assert.deepEqual(await book.post(0, ["A"], null), { result: "done_before" });
+  assert.deepEqual(await book.void(0, ["B"]), { result: "done" });
+  assert.deepEqual(await book.post(0, ["D"], null), { result: "done_before" }, "the earlier client's post, again");
+  sent.length = 0;
+  const answers = await book.bulk([
+    { kind: 0, op: "post", values: ["C"], amounts: null },
+    { kind: 0, op: "hold", values: ["A", 5n], amounts: null },
+    { kind: 2, op: "do", values: ["r", 1n], amounts: null },
+    { kind: 0, op: "void", values: ["B"], amounts: null },
+  ]);
+  assert.deepEqual(answers, [{ result: "done" }, { result: "done_before" }, { result: "done_before" }, { result: "done_before" }]);
+});

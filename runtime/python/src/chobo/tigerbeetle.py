@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias
 
 from .chobo import DONE, DONE_BEFORE, Balance, ChoboError, HoldState, Result, refused
@@ -218,6 +218,10 @@ class TransferKind:
     timeout: int  # seconds; 0 for never
     moves: tuple[Move, ...]
     post_amounts: tuple[int, ...]  # the amount params a partial post gives, in declaration order
+    # The hash earlier versions of chobo had for the same kind, with the
+    # bounds of its accounts in it: a hold tagged with it, or a call hashed
+    # with it, is this kind's all the same. "" when not known.
+    legacy: str = ""
 
 
 @dataclass(frozen=True)
@@ -392,6 +396,40 @@ def key_values(t: TransferKind, vals: Sequence[Value]) -> list[str]:
 
 
 _HASH16 = re.compile(r"[0-9a-fA-F]{16}")
+
+
+def _tagged(t: TransferKind, tag: int) -> bool:
+    """Whether a hold's event tagged with tag may be ended by the kind: its
+    own tag, its legacy hash's, or none (a client that did not tag holds)."""
+    return tag == 0 or tag == definition_tag(t.definition) or (t.legacy != "" and tag == definition_tag(t.legacy))
+
+
+def _made_by_legacy(t: TransferKind, statuses: Sequence[int]) -> bool:
+    """Whether the statuses of a chain of the kind say its first event exists
+    with other fields, and the kind has a legacy hash that could have made
+    it: an earlier version of chobo hashed the bounds of the accounts into
+    the definition, and so into the content and tag. TigerBeetle names one
+    field that differs, not always the content, so any is sent again, as
+    the Go runtime does."""
+    if not statuses or t.legacy in ("", t.definition):
+        return False
+    return transfer_status(statuses[0]).startswith("exists_with_different_")
+
+
+_legacy_defs: dict[int, tuple[Def, Def]] = {}
+
+
+def _as_legacy(d: Def) -> Def:
+    """The definition with every kind's legacy hash as its own: what an
+    earlier version of chobo laid out for the same book. A chain whose
+    first event exists fails whole, so sending it again writes nothing;
+    its answer is that version's."""
+    got = _legacy_defs.get(id(d))
+    if got is not None and got[0] is d:
+        return got[1]
+    legacy = replace(d, transfers=tuple(replace(t, definition=t.legacy) if t.legacy else t for t in d.transfers))
+    _legacy_defs[id(d)] = (d, legacy)
+    return legacy
 
 
 def definition_tag(definition: str) -> int:

@@ -709,7 +709,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_shop", "p_price", "p_fee")::text;
-  v_definition constant text := '3e1361a45bb8f296';
+  v_definition constant text := '41f0fe8ed9b09b7c';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -795,7 +795,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"allocation".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '3e1361a45bb8f296') then
       return row('done_before', null)::"allocation".result;
     end if;
     return row('refused', 'key_conflict')::"allocation".result;
@@ -871,7 +871,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_payout_id"]::text[];
   v_content text := json_build_array("p_payout_id", "p_shop", "p_amount")::text;
-  v_definition constant text := 'ec716698ddb290be';
+  v_definition constant text := '7016df943bd58007';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -988,7 +988,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"allocation".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'ec716698ddb290be') then
       return row('done_before', null)::"allocation".result;
     end if;
     return row('refused', 'key_conflict')::"allocation".result;

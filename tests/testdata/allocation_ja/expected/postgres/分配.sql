@@ -709,7 +709,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_店", "p_代金", "p_手数料")::text;
-  v_definition constant text := '02cc9a515300006f';
+  v_definition constant text := '6a478b00a71c9b62';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -795,7 +795,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"分配".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '02cc9a515300006f') then
       return row('done_before', null)::"分配".result;
     end if;
     return row('refused', 'key_conflict')::"分配".result;
@@ -871,7 +871,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_支払番号"]::text[];
   v_content text := json_build_array("p_支払番号", "p_店", "p_額")::text;
-  v_definition constant text := 'bc11265248d52a0d';
+  v_definition constant text := '60909870f215f8b1';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -988,7 +988,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"分配".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'bc11265248d52a0d') then
       return row('done_before', null)::"分配".result;
     end if;
     return row('refused', 'key_conflict')::"分配".result;

@@ -706,7 +706,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_use"]::text[];
   v_content text := json_build_array("p_use", "p_member", "p_count")::text;
-  v_definition constant text := '3cf1e897057ad660';
+  v_definition constant text := '675b7fbbd7881396';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -823,7 +823,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"always_refused".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '3cf1e897057ad660') then
       return row('done_before', null)::"always_refused".result;
     end if;
     return row('refused', 'key_conflict')::"always_refused".result;

@@ -706,7 +706,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_利用"]::text[];
   v_content text := json_build_array("p_利用", "p_会員", "p_枚数")::text;
-  v_definition constant text := 'c242f1aec0fa7733';
+  v_definition constant text := '743cebe2c7466040';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -823,7 +823,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"いつも拒否".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'c242f1aec0fa7733') then
       return row('done_before', null)::"いつも拒否".result;
     end if;
     return row('refused', 'key_conflict')::"いつも拒否".result;

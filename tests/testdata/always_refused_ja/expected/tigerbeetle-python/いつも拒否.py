@@ -425,7 +425,7 @@ def _definition() -> Def:
         ),
         transfers=(
             TransferKind(
-                name="引き換え", definition="c242f1aec0fa7733", pending=False, timeout=0,
+                name="引き換え", definition="743cebe2c7466040", legacy="c242f1aec0fa7733", pending=False, timeout=0,
                 params=(Param(name="利用", amount=False), Param(name="会員", amount=False), Param(name="枚数", amount=True)),
                 key=(0,), post_amounts=(2,),
                 moves=(
@@ -1140,6 +1140,10 @@ class TransferKind:
     timeout: int  # seconds; 0 for never
     moves: tuple[Move, ...]
     post_amounts: tuple[int, ...]  # the amount params a partial post gives, in declaration order
+    # The hash earlier versions of chobo had for the same kind, with the
+    # bounds of its accounts in it: a hold tagged with it, or a call hashed
+    # with it, is this kind's all the same. "" when not known.
+    legacy: str = ""
 
 
 @dataclass(frozen=True)
@@ -1314,6 +1318,40 @@ def key_values(t: TransferKind, vals: Sequence[Value]) -> list[str]:
 
 
 _HASH16 = re.compile(r"[0-9a-fA-F]{16}")
+
+
+def _tagged(t: TransferKind, tag: int) -> bool:
+    """Whether a hold's event tagged with tag may be ended by the kind: its
+    own tag, its legacy hash's, or none (a client that did not tag holds)."""
+    return tag == 0 or tag == definition_tag(t.definition) or (t.legacy != "" and tag == definition_tag(t.legacy))
+
+
+def _made_by_legacy(t: TransferKind, statuses: Sequence[int]) -> bool:
+    """Whether the statuses of a chain of the kind say its first event exists
+    with other fields, and the kind has a legacy hash that could have made
+    it: an earlier version of chobo hashed the bounds of the accounts into
+    the definition, and so into the content and tag. TigerBeetle names one
+    field that differs, not always the content, so any is sent again, as
+    the Go runtime does."""
+    if not statuses or t.legacy in ("", t.definition):
+        return False
+    return transfer_status(statuses[0]).startswith("exists_with_different_")
+
+
+_legacy_defs: dict[int, tuple[Def, Def]] = {}
+
+
+def _as_legacy(d: Def) -> Def:
+    """The definition with every kind's legacy hash as its own: what an
+    earlier version of chobo laid out for the same book. A chain whose
+    first event exists fails whole, so sending it again writes nothing;
+    its answer is that version's."""
+    got = _legacy_defs.get(id(d))
+    if got is not None and got[0] is d:
+        return got[1]
+    legacy = replace(d, transfers=tuple(replace(t, definition=t.legacy) if t.legacy else t for t in d.transfers))
+    _legacy_defs[id(d)] = (d, legacy)
+    return legacy
 
 
 def definition_tag(definition: str) -> int:
@@ -1949,7 +1987,11 @@ class _TbFlows:
                 "CHOBO_UNEXPECTED", f"a chain of {len(p.chain)} events does not fit one request of {MAX_EVENTS}"
             )
         yield from self._ensure_flow(p)
-        return read(p.chain, (yield from self._send_chain_flow(p.chain)))
+        statuses = yield from self._send_chain_flow(p.chain)
+        if _made_by_legacy(_kind_of(self.d, kind), statuses):
+            again = plan(_as_legacy(self.d), self.tenant, kind, op, vals, self._tids).chain
+            return read(again, (yield from self._send_chain_flow(again)))
+        return read(p.chain, statuses)
 
     def _held_flow(self, kind: int, key: Sequence[str]) -> _TbFlow[_HeldOf]:
         """What a hold holds, one amount per move; None when there is no
@@ -1965,8 +2007,8 @@ class _TbFlows:
                 if t.id not in batch:
                     raise ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold answered another transfer")
                 found[t.id] = t
-        tag = definition_tag(_kind_of(self.d, kind).definition)
-        if any(t.user_data_64 not in (0, tag) for t in found.values()):
+        k = _kind_of(self.d, kind)
+        if any(not _tagged(k, t.user_data_64) for t in found.values()):
             return "other"
         out = [found[i].amount for i in ids if i in found]
         if not out:
@@ -1999,8 +2041,7 @@ class _TbFlows:
             want = [held[i] if m.amount < 0 else by_param.get(m.amount, 0) for i, m in enumerate(t.moves)]
         if any(w > h for w, h in zip(want, held)):
             return _over_hold((yield from self._status_of_flow(kind, key)))
-        chain = finish(self.d, self.tenant, kind, "post", key, want)
-        return read(chain, (yield from self._send_chain_flow(chain)))
+        return (yield from self._finish_flow(kind, "post", key, want))
 
     def _void_flow(self, kind: int, key_vals: Sequence[Value]) -> _TbFlow[Result]:
         check_size(f"{_kind_of(self.d, kind).name}.void", self.tenant, key_vals)
@@ -2010,8 +2051,17 @@ class _TbFlows:
             return refused("no_such_hold")
         if held == "other":
             return refused("key_conflict")
-        chain = finish(self.d, self.tenant, kind, "void", key, [])
-        return read(chain, (yield from self._send_chain_flow(chain)))
+        return (yield from self._finish_flow(kind, "void", key, []))
+
+    def _finish_flow(self, kind: int, op: Literal["post", "void"], key: list[str], amounts: list[int]) -> _TbFlow[Result]:
+        """Sends a post or void and reads its answer, as an earlier version
+        sent it when one made it (_made_by_legacy)."""
+        chain = finish(self.d, self.tenant, kind, op, key, amounts)
+        statuses = yield from self._send_chain_flow(chain)
+        if _made_by_legacy(_kind_of(self.d, kind), statuses):
+            again = finish(_as_legacy(self.d), self.tenant, kind, op, key, amounts)
+            return read(again, (yield from self._send_chain_flow(again)))
+        return read(chain, statuses)
 
     def _status_flow(self, kind: int, key_vals: Sequence[Value]) -> _TbFlow[HoldState | None]:
         check_size(f"{_kind_of(self.d, kind).name}.status", self.tenant, key_vals)
@@ -2117,6 +2167,7 @@ class _TbFlows:
             except Exception as e:
                 out[i] = e
         # Every chain, in the order of the calls.
+        again: list[int] = []
         order = [i for i in range(len(calls)) if i in chains]
         k = 0
         while k < len(order):
@@ -2140,7 +2191,9 @@ class _TbFlows:
                 mine = statuses[at : at + len(chains[i])]
                 at += len(chains[i])
                 try:
-                    if reads[i] == "result":
+                    if reads[i] == "result" and _made_by_legacy(_kind_of(self.d, calls[i].kind), mine):
+                        again.append(i)
+                    elif reads[i] == "result":
                         out[i] = read(chains[i], mine)
                     elif reads[i] == "state":
                         out[i] = read_status(mine)
@@ -2148,16 +2201,37 @@ class _TbFlows:
                         out[i] = _over_hold(read_status(mine))
                 except Exception as e:
                     out[i] = e
+        # The calls an earlier version made, sent again as it sent them:
+        # few, one request each.
+        for i in again:
+            try:
+                chain = self._legacy_chain(calls[i], chains[i])
+                out[i] = read(chain, (yield from self._send_chain_flow(chain)))
+            except Exception as e:
+                out[i] = e
         return out
+
+    def _legacy_chain(self, c: TbCall, sent: list[ChainEvent]) -> list[ChainEvent]:
+        """The chain of a call of a bulk as an earlier version laid it out;
+        a post's amounts are those its chain sent, one per move."""
+        d = _as_legacy(self.d)
+        if c.op == "do" or c.op == "hold":
+            return plan(d, self.tenant, c.kind, c.op, c.values, self._tids).chain
+        key = [_text(v) for v in c.values]
+        if c.op == "void":
+            return finish(d, self.tenant, c.kind, "void", key, [])
+        amounts = [0] * len(_kind_of(d, c.kind).moves)
+        for e in sent:
+            amounts[e.move - 1] = e.transfer.amount
+        return finish(d, self.tenant, c.kind, "post", key, amounts)
 
     def _finish_of(self, c: TbCall, key: list[str], ids: list[int], found: dict[int, Transfer], out: list[TbAnswer],
                    chains: dict[int, list[ChainEvent]], reads: dict[int, str], i: int) -> None:
         """The chain of a post or void of a bulk from the holds looked up,
         as _post_flow and _void_flow build it, or its answer when it needs none."""
         t = _kind_of(self.d, c.kind)
-        tag = definition_tag(t.definition)
         mine = [found[x] for x in ids if x in found]
-        if any(tr.user_data_64 not in (0, tag) for tr in mine):
+        if any(not _tagged(t, tr.user_data_64) for tr in mine):
             out[i] = refused("key_conflict")
             return
         if not mine:

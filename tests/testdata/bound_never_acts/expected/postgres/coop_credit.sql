@@ -706,7 +706,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_receipt"]::text[];
   v_content text := json_build_array("p_receipt", "p_member", "p_amount")::text;
-  v_definition constant text := 'fbf4f5c316c279c7';
+  v_definition constant text := '084cc9bbc6935311';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -823,7 +823,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"coop_credit".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'fbf4f5c316c279c7') then
       return row('done_before', null)::"coop_credit".result;
     end if;
     return row('refused', 'key_conflict')::"coop_credit".result;

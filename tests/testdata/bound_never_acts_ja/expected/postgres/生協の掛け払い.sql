@@ -706,7 +706,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_レシート"]::text[];
   v_content text := json_build_array("p_レシート", "p_組合員", "p_額")::text;
-  v_definition constant text := '48ab0f64bbbe7bdb';
+  v_definition constant text := '85edf1b71c856592';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -823,7 +823,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"生協の掛け払い".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '48ab0f64bbbe7bdb') then
       return row('done_before', null)::"生協の掛け払い".result;
     end if;
     return row('refused', 'key_conflict')::"生協の掛け払い".result;

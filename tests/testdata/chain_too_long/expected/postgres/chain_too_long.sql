@@ -708,7 +708,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_id"]::text[];
   v_content text := json_build_array("p_id", "p_sku", "p_qty")::text;
-  v_definition constant text := 'dc3fa32cf533f76d';
+  v_definition constant text := 'd97a2fbcc4888c3c';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -825,7 +825,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"chain_too_long".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'dc3fa32cf533f76d') then
       return row('done_before', null)::"chain_too_long".result;
     end if;
     return row('refused', 'key_conflict')::"chain_too_long".result;
@@ -906,7 +906,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_id"]::text[];
   v_content text := json_build_array("p_id", "p_sku", "p_qty")::text;
-  v_definition constant text := '47b22dff83a0ce1a';
+  v_definition constant text := 'fcd0931ac8108187';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -978,7 +978,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"chain_too_long".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '47b22dff83a0ce1a') then
       return row('done_before', null)::"chain_too_long".result;
     end if;
     return row('refused', 'key_conflict')::"chain_too_long".result;

@@ -708,7 +708,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_番号"]::text[];
   v_content text := json_build_array("p_番号", "p_sku", "p_数")::text;
-  v_definition constant text := '474ed6c7c0f4f0d6';
+  v_definition constant text := '63091faad0fbabfb';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -825,7 +825,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"長いチェーン".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '474ed6c7c0f4f0d6') then
       return row('done_before', null)::"長いチェーン".result;
     end if;
     return row('refused', 'key_conflict')::"長いチェーン".result;
@@ -906,7 +906,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_番号"]::text[];
   v_content text := json_build_array("p_番号", "p_sku", "p_数")::text;
-  v_definition constant text := '2dcbef5957a9df5f';
+  v_definition constant text := 'b676a54032de0bce';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -978,7 +978,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"長いチェーン".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '2dcbef5957a9df5f') then
       return row('done_before', null)::"長いチェーン".result;
     end if;
     return row('refused', 'key_conflict')::"長いチェーン".result;

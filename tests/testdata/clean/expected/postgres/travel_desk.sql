@@ -727,7 +727,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_receipt"]::text[];
   v_content text := json_build_array("p_receipt", "p_member", "p_amount")::text;
-  v_definition constant text := 'e7835924ddd161b6';
+  v_definition constant text := 'a7b48e2805351f0f';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -844,7 +844,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'e7835924ddd161b6') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -925,7 +925,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_tour", "p_day"]::text[];
   v_content text := json_build_array("p_tour", "p_day", "p_capacity")::text;
-  v_definition constant text := 'ac66a2bf25d9694b';
+  v_definition constant text := '20639dccc581a26b';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1042,7 +1042,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'ac66a2bf25d9694b') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -1124,7 +1124,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_booking"]::text[];
   v_content text := json_build_array("p_booking", "p_member", "p_tour", "p_day", "p_price")::text;
-  v_definition constant text := '5fb5529d2dae41b4';
+  v_definition constant text := '5a958d0e59bac1ca';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1213,7 +1213,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '5fb5529d2dae41b4') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -1327,7 +1327,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_booking"]::text[];
-  v_definition constant text := '5fb5529d2dae41b4';
+  v_definition constant text := '5a958d0e59bac1ca';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1370,10 +1370,12 @@ begin
     return row('refused', 'no_such_hold')::"travel_desk".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '5fb5529d2dae41b4') then
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if not (("p_price" is null) or ("p_price" is not null)) then
@@ -1394,7 +1396,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"travel_desk".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '5fb5529d2dae41b4') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -1484,7 +1486,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_booking"]::text[];
-  v_definition constant text := '5fb5529d2dae41b4';
+  v_definition constant text := '5a958d0e59bac1ca';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1522,10 +1524,12 @@ begin
     return row('refused', 'no_such_hold')::"travel_desk".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '5fb5529d2dae41b4') then
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1537,7 +1541,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"travel_desk".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '5fb5529d2dae41b4') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -1656,7 +1660,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_group", "p_tour", "p_day"]::text[];
   v_content text := json_build_array("p_group", "p_tour", "p_day", "p_count")::text;
-  v_definition constant text := 'ec443dc2cff46f13';
+  v_definition constant text := '580a4296971cb98c';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1779,7 +1783,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'ec443dc2cff46f13') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -1860,7 +1864,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_group", "p_tour", "p_day"]::text[];
-  v_definition constant text := 'ec443dc2cff46f13';
+  v_definition constant text := '580a4296971cb98c';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1910,10 +1914,12 @@ begin
     return row('refused', 'no_such_hold')::"travel_desk".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'ec443dc2cff46f13') then
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if not (("p_count" is null) or ("p_count" is not null)) then
@@ -1934,7 +1940,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"travel_desk".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'ec443dc2cff46f13') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -2007,7 +2013,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_group", "p_tour", "p_day"]::text[];
-  v_definition constant text := 'ec443dc2cff46f13';
+  v_definition constant text := '580a4296971cb98c';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -2052,10 +2058,12 @@ begin
     return row('refused', 'no_such_hold')::"travel_desk".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'ec443dc2cff46f13') then
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if v_hold.state = 'posted' then
@@ -2067,7 +2075,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"travel_desk".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'ec443dc2cff46f13') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;
@@ -2180,7 +2188,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_statement"]::text[];
   v_content text := json_build_array("p_statement", "p_amount")::text;
-  v_definition constant text := 'a0c0bfb27bfb5e25';
+  v_definition constant text := '9f1d765509391289';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -2293,7 +2301,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'a0c0bfb27bfb5e25') then
       return row('done_before', null)::"travel_desk".result;
     end if;
     return row('refused', 'key_conflict')::"travel_desk".result;

@@ -727,7 +727,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_受付番号"]::text[];
   v_content text := json_build_array("p_受付番号", "p_会員", "p_額")::text;
-  v_definition constant text := 'a69fff920ae715f3';
+  v_definition constant text := 'd5a13641066c80ce';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -844,7 +844,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"旅行の窓口".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'a69fff920ae715f3') then
       return row('done_before', null)::"旅行の窓口".result;
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
@@ -925,7 +925,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_ツアー", "p_day"]::text[];
   v_content text := json_build_array("p_ツアー", "p_day", "p_定員")::text;
-  v_definition constant text := '86dc0619f1ee076d';
+  v_definition constant text := '5ee4601e6518b33a';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1042,7 +1042,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"旅行の窓口".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '86dc0619f1ee076d') then
       return row('done_before', null)::"旅行の窓口".result;
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
@@ -1124,7 +1124,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_予約番号"]::text[];
   v_content text := json_build_array("p_予約番号", "p_会員", "p_ツアー", "p_day", "p_代金")::text;
-  v_definition constant text := 'af0b4a747040e41b';
+  v_definition constant text := '08d27ced1b952a05';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1213,7 +1213,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"旅行の窓口".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'af0b4a747040e41b') then
       return row('done_before', null)::"旅行の窓口".result;
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
@@ -1327,7 +1327,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_予約番号"]::text[];
-  v_definition constant text := 'af0b4a747040e41b';
+  v_definition constant text := '08d27ced1b952a05';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1370,10 +1370,12 @@ begin
     return row('refused', 'no_such_hold')::"旅行の窓口".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'af0b4a747040e41b') then
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
   if not (("p_代金" is null) or ("p_代金" is not null)) then
@@ -1394,7 +1396,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"旅行の窓口".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'af0b4a747040e41b') then
       return row('done_before', null)::"旅行の窓口".result;
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
@@ -1484,7 +1486,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_予約番号"]::text[];
-  v_definition constant text := 'af0b4a747040e41b';
+  v_definition constant text := '08d27ced1b952a05';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1522,10 +1524,12 @@ begin
     return row('refused', 'no_such_hold')::"旅行の窓口".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'af0b4a747040e41b') then
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1537,7 +1541,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"旅行の窓口".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'af0b4a747040e41b') then
       return row('done_before', null)::"旅行の窓口".result;
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
@@ -1656,7 +1660,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_団体", "p_ツアー", "p_day"]::text[];
   v_content text := json_build_array("p_団体", "p_ツアー", "p_day", "p_席数")::text;
-  v_definition constant text := 'eb7649d7515402a0';
+  v_definition constant text := '27687cb9d7d34567';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1779,7 +1783,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"旅行の窓口".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'eb7649d7515402a0') then
       return row('done_before', null)::"旅行の窓口".result;
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
@@ -1860,7 +1864,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_団体", "p_ツアー", "p_day"]::text[];
-  v_definition constant text := 'eb7649d7515402a0';
+  v_definition constant text := '27687cb9d7d34567';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1910,10 +1914,12 @@ begin
     return row('refused', 'no_such_hold')::"旅行の窓口".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'eb7649d7515402a0') then
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
   if not (("p_席数" is null) or ("p_席数" is not null)) then
@@ -1934,7 +1940,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"旅行の窓口".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'eb7649d7515402a0') then
       return row('done_before', null)::"旅行の窓口".result;
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
@@ -2007,7 +2013,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_団体", "p_ツアー", "p_day"]::text[];
-  v_definition constant text := 'eb7649d7515402a0';
+  v_definition constant text := '27687cb9d7d34567';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -2052,10 +2058,12 @@ begin
     return row('refused', 'no_such_hold')::"旅行の窓口".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'eb7649d7515402a0') then
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
   if v_hold.state = 'posted' then
@@ -2067,7 +2075,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"旅行の窓口".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'eb7649d7515402a0') then
       return row('done_before', null)::"旅行の窓口".result;
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
@@ -2180,7 +2188,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_明細"]::text[];
   v_content text := json_build_array("p_明細", "p_額")::text;
-  v_definition constant text := '58eb1dde9c1d9762';
+  v_definition constant text := 'abb130ce78180d18';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -2293,7 +2301,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"旅行の窓口".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '58eb1dde9c1d9762') then
       return row('done_before', null)::"旅行の窓口".result;
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;

@@ -628,7 +628,7 @@ const definition: Def = {
   ],
   transfers: [
     {
-      name: "チャージ", definition: "a69fff920ae715f3", pending: false, timeout: 0,
+      name: "チャージ", definition: "d5a13641066c80ce", legacy: "a69fff920ae715f3", pending: false, timeout: 0,
       params: [{ name: "受付番号", amount: false }, { name: "会員", amount: false }, { name: "額", amount: true }],
       key: [0], postAmounts: [2],
       moves: [
@@ -636,7 +636,7 @@ const definition: Def = {
       ],
     },
     {
-      name: "催行日の設定", definition: "86dc0619f1ee076d", pending: false, timeout: 0,
+      name: "催行日の設定", definition: "5ee4601e6518b33a", legacy: "86dc0619f1ee076d", pending: false, timeout: 0,
       params: [{ name: "ツアー", amount: false }, { name: "day", amount: false }, { name: "定員", amount: true }],
       key: [0, 1], postAmounts: [2],
       moves: [
@@ -644,7 +644,7 @@ const definition: Def = {
       ],
     },
     {
-      name: "座席予約", definition: "af0b4a747040e41b", pending: true, timeout: 172800,
+      name: "座席予約", definition: "08d27ced1b952a05", legacy: "af0b4a747040e41b", pending: true, timeout: 172800,
       params: [{ name: "予約番号", amount: false }, { name: "会員", amount: false }, { name: "ツアー", amount: false }, { name: "day", amount: false }, { name: "代金", amount: true }],
       key: [0], postAmounts: [4],
       moves: [
@@ -654,7 +654,7 @@ const definition: Def = {
       ],
     },
     {
-      name: "団体の仮押さえ", definition: "eb7649d7515402a0", pending: true, timeout: 0,
+      name: "団体の仮押さえ", definition: "27687cb9d7d34567", legacy: "eb7649d7515402a0", pending: true, timeout: 0,
       params: [{ name: "団体", amount: false }, { name: "ツアー", amount: false }, { name: "day", amount: false }, { name: "席数", amount: true }],
       key: [0, 1, 2], postAmounts: [3],
       moves: [
@@ -662,7 +662,7 @@ const definition: Def = {
       ],
     },
     {
-      name: "催行会社への支払", definition: "58eb1dde9c1d9762", pending: false, timeout: 0,
+      name: "催行会社への支払", definition: "abb130ce78180d18", legacy: "58eb1dde9c1d9762", pending: false, timeout: 0,
       params: [{ name: "明細", amount: false }, { name: "額", amount: true }],
       key: [0], postAmounts: [1],
       moves: [
@@ -1445,6 +1445,12 @@ export interface TransferKind {
   name: string;
   /** The hash of the kind's definition, part of every content hash. */
   definition: string;
+  /**
+   * The hash earlier versions of chobo had for the same kind, with the
+   * bounds of its accounts in it: a hold tagged with it, or a call hashed
+   * with it, is this kind's all the same. Absent when not known.
+   */
+  legacy?: string;
   params: Param[];
   key: number[]; // indexes in params, in key order
   pending: boolean;
@@ -1697,6 +1703,47 @@ export function definitionTag(definition: string): bigint {
     v = 1n;
   }
   return v;
+}
+
+/**
+ * tagged reports whether a hold's event tagged with tag may be ended by
+ * the kind: its own tag, its legacy hash's, or none (a client that did
+ * not tag holds).
+ */
+function tagged(t: TransferKind, tag: bigint): boolean {
+  return tag === 0n || tag === definitionTag(t.definition) || (t.legacy !== undefined && t.legacy !== "" && tag === definitionTag(t.legacy));
+}
+
+/**
+ * madeByLegacy reports whether the statuses of a chain of the kind say its
+ * first event exists with other fields, and the kind has a legacy hash
+ * that could have made it: an earlier version of chobo hashed the bounds
+ * of the accounts into the definition, and so into the content and tag.
+ * TigerBeetle names one field that differs, not always the content, so
+ * any is sent again, as the Go runtime does.
+ */
+function madeByLegacy(t: TransferKind, statuses: readonly number[]): boolean {
+  if (statuses.length === 0 || t.legacy === undefined || t.legacy === "" || t.legacy === t.definition) {
+    return false;
+  }
+  return transferStatus(statuses[0]!).startsWith("exists_with_different_");
+}
+
+const legacyDefs = new WeakMap<Def, Def>();
+
+/**
+ * asLegacy is the definition with every kind's legacy hash as its own:
+ * what an earlier version of chobo laid out for the same book. A chain
+ * whose first event exists fails whole, so sending it again writes
+ * nothing; its answer is that version's.
+ */
+function asLegacy(d: Def): Def {
+  let l = legacyDefs.get(d);
+  if (l === undefined) {
+    l = { ...d, transfers: d.transfers.map((t) => (t.legacy ? { ...t, definition: t.legacy } : t)) };
+    legacyDefs.set(d, l);
+  }
+  return l;
 }
 
 function link(chain: ChainEvent[]): void {
@@ -2191,7 +2238,12 @@ export class TigerBeetleBook {
       throw new ChoboError("CHOBO_UNEXPECTED", `a chain of ${p.chain.length} events does not fit one request of ${MAX_EVENTS}`);
     }
     await this.#ensure(p);
-    return read<R>(p.chain, await this.#sendChain(p.chain));
+    const st = await this.#sendChain(p.chain);
+    if (madeByLegacy(kindOf(this.def, kind), st)) {
+      const again = plan(asLegacy(this.def), this.tenant, kind, op, vals, this.#tids).chain;
+      return read<R>(again, await this.#sendChain(again));
+    }
+    return read<R>(p.chain, st);
   }
 
   /**
@@ -2212,8 +2264,8 @@ export class TigerBeetleBook {
         found.set(t.id, t);
       }
     }
-    const tag = definitionTag(kindOf(this.def, kind).definition);
-    if ([...found.values()].some((t) => t.user_data_64 !== 0n && t.user_data_64 !== tag)) {
+    const k = kindOf(this.def, kind);
+    if ([...found.values()].some((t) => !tagged(k, t.user_data_64))) {
       return "other";
     }
     const out = ids.flatMap((id) => {
@@ -2254,8 +2306,7 @@ export class TigerBeetleBook {
       // reference interpreter the state first: answer from the state.
       return overHold<R>(await this.#status(kind, key));
     }
-    const chain = finish(this.def, this.tenant, kind, "post", key, want);
-    return read<R>(chain, await this.#sendChain(chain));
+    return this.#finish<R>(kind, "post", key, want);
   }
 
   /** void voids a hold named by its key's values in key order. */
@@ -2269,8 +2320,18 @@ export class TigerBeetleBook {
     if (held === "other") {
       return refused("key_conflict" as R);
     }
-    const chain = finish(this.def, this.tenant, kind, "void", key, []);
-    return read<R>(chain, await this.#sendChain(chain));
+    return this.#finish<R>(kind, "void", key, []);
+  }
+
+  /** finish sends a post or void and reads its answer, as an earlier version sent it when one made it. */
+  async #finish<R extends string>(kind: number, op: "post" | "void", key: readonly string[], amounts: readonly bigint[]): Promise<ResultOf<R>> {
+    const chain = finish(this.def, this.tenant, kind, op, key, amounts);
+    const st = await this.#sendChain(chain);
+    if (madeByLegacy(kindOf(this.def, kind), st)) {
+      const again = finish(asLegacy(this.def), this.tenant, kind, op, key, amounts);
+      return read<R>(again, await this.#sendChain(again));
+    }
+    return read<R>(chain, st);
   }
 
   /** status reads where a hold stands, null when there is none, writing nothing. */
@@ -2296,6 +2357,9 @@ export class TigerBeetleBook {
     const out: TbAnswer<R>[] = calls.map((c) => c.error ?? null);
     const chains = new Map<number, ChainEvent[]>();
     const reads = new Map<number, "result" | "state" | "over_hold">();
+    // How a call's chain is laid out under another definition: to send it
+    // again as an earlier version sent it (madeByLegacy).
+    const layouts = new Map<number, (d: Def) => ChainEvent[]>();
     const plans: [number, Plan][] = [];
     const finishing: { i: number; key: string[]; ids: bigint[] }[] = [];
     calls.forEach((c, i) => {
@@ -2322,6 +2386,8 @@ export class TigerBeetleBook {
             plans.push([i, p]);
             chains.set(i, p.chain);
             reads.set(i, "result");
+            const op = c.op;
+            layouts.set(i, (d) => plan(d, this.tenant, c.kind, op, c.values, this.#tids).chain);
           }
         } else if (c.op === "status") {
           chains.set(i, statusChain(this.def, this.tenant, c.kind, c.values.map(text), randomId(), randomId()));
@@ -2380,9 +2446,8 @@ export class TigerBeetleBook {
       try {
         const c = calls[f.i]!;
         const t = kindOf(this.def, c.kind);
-        const tag = definitionTag(t.definition);
         const mine = f.ids.flatMap((id) => found.get(id) ?? []);
-        if (mine.some((tr) => tr.user_data_64 !== 0n && tr.user_data_64 !== tag)) {
+        if (mine.some((tr) => !tagged(t, tr.user_data_64))) {
           out[f.i] = refused("key_conflict" as R);
           continue;
         }
@@ -2397,6 +2462,7 @@ export class TigerBeetleBook {
         if (c.op === "void") {
           chains.set(f.i, finish(this.def, this.tenant, c.kind, "void", f.key, []));
           reads.set(f.i, "result");
+          layouts.set(f.i, (d) => finish(d, this.tenant, c.kind, "void", f.key, []));
           continue;
         }
         let want = held;
@@ -2411,11 +2477,14 @@ export class TigerBeetleBook {
         }
         chains.set(f.i, finish(this.def, this.tenant, c.kind, "post", f.key, want));
         reads.set(f.i, "result");
+        const posted = want;
+        layouts.set(f.i, (d) => finish(d, this.tenant, c.kind, "post", f.key, posted));
       } catch (err) {
         out[f.i] = asError(err);
       }
     }
     // Every chain, in the order of the calls.
+    const again: number[] = [];
     const order = calls.flatMap((_, i) => (chains.has(i) ? [i] : []));
     for (let k = 0; k < order.length; ) {
       const batch = [order[k]!];
@@ -2442,10 +2511,24 @@ export class TigerBeetleBook {
         at += chain.length;
         try {
           const how = reads.get(i);
+          if (how === "result" && madeByLegacy(kindOf(this.def, calls[i]!.kind), mine)) {
+            again.push(i);
+            continue;
+          }
           out[i] = how === "result" ? read<R>(chain, mine) : how === "state" ? readStatus(mine) : overHold<R>(readStatus(mine));
         } catch (err) {
           out[i] = asError(err);
         }
+      }
+    }
+    // The calls an earlier version made, sent again as it sent them: few,
+    // one request each.
+    for (const i of again) {
+      try {
+        const chain = layouts.get(i)!(asLegacy(this.def));
+        out[i] = read<R>(chain, await this.#createTransfers(chain.map((e) => e.transfer)));
+      } catch (err) {
+        out[i] = asError(err);
       }
     }
     return out;

@@ -714,7 +714,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_伝票", "p_場所"]::text[];
   v_content text := json_build_array("p_伝票", "p_場所", "p_数")::text;
-  v_definition constant text := '495f1038040b315f';
+  v_definition constant text := 'e906863c79d20534';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -831,7 +831,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"宅配ロッカー".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '495f1038040b315f') then
       return row('done_before', null)::"宅配ロッカー".result;
     end if;
     return row('refused', 'key_conflict')::"宅配ロッカー".result;
@@ -913,7 +913,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_暗証", "p_場所"]::text[];
   v_content text := json_build_array("p_暗証", "p_場所", "p_数")::text;
-  v_definition constant text := '852901b796b9c347';
+  v_definition constant text := '97818e0ce2e70a05';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1032,7 +1032,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"宅配ロッカー".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '852901b796b9c347') then
       return row('done_before', null)::"宅配ロッカー".result;
     end if;
     return row('refused', 'key_conflict')::"宅配ロッカー".result;
@@ -1113,7 +1113,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_暗証", "p_場所"]::text[];
-  v_definition constant text := '852901b796b9c347';
+  v_definition constant text := '97818e0ce2e70a05';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1159,10 +1159,12 @@ begin
     return row('refused', 'no_such_hold')::"宅配ロッカー".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '852901b796b9c347') then
     return row('refused', 'key_conflict')::"宅配ロッカー".result;
   end if;
   if not (("p_数" is null) or ("p_数" is not null)) then
@@ -1183,7 +1185,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"宅配ロッカー".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '852901b796b9c347') then
       return row('done_before', null)::"宅配ロッカー".result;
     end if;
     return row('refused', 'key_conflict')::"宅配ロッカー".result;
@@ -1256,7 +1258,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_暗証", "p_場所"]::text[];
-  v_definition constant text := '852901b796b9c347';
+  v_definition constant text := '97818e0ce2e70a05';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1297,10 +1299,12 @@ begin
     return row('refused', 'no_such_hold')::"宅配ロッカー".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '852901b796b9c347') then
     return row('refused', 'key_conflict')::"宅配ロッカー".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1312,7 +1316,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"宅配ロッカー".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '852901b796b9c347') then
       return row('done_before', null)::"宅配ロッカー".result;
     end if;
     return row('refused', 'key_conflict')::"宅配ロッカー".result;

@@ -715,7 +715,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_approval"]::text[];
   v_content text := json_build_array("p_approval", "p_member", "p_amount")::text;
-  v_definition constant text := '900a122b5ed283c4';
+  v_definition constant text := '73582ef2c1f487f5';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -834,7 +834,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"credit".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '900a122b5ed283c4') then
       return row('done_before', null)::"credit".result;
     end if;
     return row('refused', 'key_conflict')::"credit".result;
@@ -915,7 +915,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_approval"]::text[];
-  v_definition constant text := '900a122b5ed283c4';
+  v_definition constant text := '73582ef2c1f487f5';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -957,10 +957,12 @@ begin
     return row('refused', 'no_such_hold')::"credit".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '900a122b5ed283c4') then
     return row('refused', 'key_conflict')::"credit".result;
   end if;
   if not (("p_amount" is null) or ("p_amount" is not null)) then
@@ -981,7 +983,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"credit".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '900a122b5ed283c4') then
       return row('done_before', null)::"credit".result;
     end if;
     return row('refused', 'key_conflict')::"credit".result;
@@ -1054,7 +1056,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_approval"]::text[];
-  v_definition constant text := '900a122b5ed283c4';
+  v_definition constant text := '73582ef2c1f487f5';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1091,10 +1093,12 @@ begin
     return row('refused', 'no_such_hold')::"credit".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '900a122b5ed283c4') then
     return row('refused', 'key_conflict')::"credit".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1106,7 +1110,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"credit".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '900a122b5ed283c4') then
       return row('done_before', null)::"credit".result;
     end if;
     return row('refused', 'key_conflict')::"credit".result;
@@ -1211,7 +1215,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_payment"]::text[];
   v_content text := json_build_array("p_payment", "p_member", "p_amount")::text;
-  v_definition constant text := '21fe7877ccbd4051';
+  v_definition constant text := '6f51eb11d491cc03';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1328,7 +1332,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"credit".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '21fe7877ccbd4051') then
       return row('done_before', null)::"credit".result;
     end if;
     return row('refused', 'key_conflict')::"credit".result;

@@ -715,7 +715,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_承認番号"]::text[];
   v_content text := json_build_array("p_承認番号", "p_会員", "p_額")::text;
-  v_definition constant text := 'fe684c2981213378';
+  v_definition constant text := 'b0831f6f83813d47';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -834,7 +834,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"与信".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'fe684c2981213378') then
       return row('done_before', null)::"与信".result;
     end if;
     return row('refused', 'key_conflict')::"与信".result;
@@ -915,7 +915,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_承認番号"]::text[];
-  v_definition constant text := 'fe684c2981213378';
+  v_definition constant text := 'b0831f6f83813d47';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -957,10 +957,12 @@ begin
     return row('refused', 'no_such_hold')::"与信".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'fe684c2981213378') then
     return row('refused', 'key_conflict')::"与信".result;
   end if;
   if not (("p_額" is null) or ("p_額" is not null)) then
@@ -981,7 +983,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"与信".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'fe684c2981213378') then
       return row('done_before', null)::"与信".result;
     end if;
     return row('refused', 'key_conflict')::"与信".result;
@@ -1054,7 +1056,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_承認番号"]::text[];
-  v_definition constant text := 'fe684c2981213378';
+  v_definition constant text := 'b0831f6f83813d47';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1091,10 +1093,12 @@ begin
     return row('refused', 'no_such_hold')::"与信".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'fe684c2981213378') then
     return row('refused', 'key_conflict')::"与信".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1106,7 +1110,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"与信".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'fe684c2981213378') then
       return row('done_before', null)::"与信".result;
     end if;
     return row('refused', 'key_conflict')::"与信".result;
@@ -1211,7 +1215,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_入金番号"]::text[];
   v_content text := json_build_array("p_入金番号", "p_会員", "p_額")::text;
-  v_definition constant text := 'b395055d395eefdb';
+  v_definition constant text := '5aaad4c456594e80';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1328,7 +1332,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"与信".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'b395055d395eefdb') then
       return row('done_before', null)::"与信".result;
     end if;
     return row('refused', 'key_conflict')::"与信".result;

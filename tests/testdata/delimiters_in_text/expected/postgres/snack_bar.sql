@@ -714,7 +714,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery", "p_item"]::text[];
   v_content text := json_build_array("p_delivery", "p_item", "p_qty")::text;
-  v_definition constant text := 'c1c7fbdd68697650';
+  v_definition constant text := '22a01abb6c0fbc05';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -831,7 +831,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"snack_bar".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'c1c7fbdd68697650') then
       return row('done_before', null)::"snack_bar".result;
     end if;
     return row('refused', 'key_conflict')::"snack_bar".result;
@@ -906,7 +906,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_item", "p_qty")::text;
-  v_definition constant text := 'e16e78ce281cd9bb';
+  v_definition constant text := '23e92c4d7736550c';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1025,7 +1025,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"snack_bar".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'e16e78ce281cd9bb') then
       return row('done_before', null)::"snack_bar".result;
     end if;
     return row('refused', 'key_conflict')::"snack_bar".result;
@@ -1106,7 +1106,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
-  v_definition constant text := 'e16e78ce281cd9bb';
+  v_definition constant text := '23e92c4d7736550c';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1148,10 +1148,12 @@ begin
     return row('refused', 'no_such_hold')::"snack_bar".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'e16e78ce281cd9bb') then
     return row('refused', 'key_conflict')::"snack_bar".result;
   end if;
   if not (("p_qty" is null) or ("p_qty" is not null)) then
@@ -1172,7 +1174,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"snack_bar".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'e16e78ce281cd9bb') then
       return row('done_before', null)::"snack_bar".result;
     end if;
     return row('refused', 'key_conflict')::"snack_bar".result;
@@ -1245,7 +1247,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
-  v_definition constant text := 'e16e78ce281cd9bb';
+  v_definition constant text := '23e92c4d7736550c';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1282,10 +1284,12 @@ begin
     return row('refused', 'no_such_hold')::"snack_bar".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'e16e78ce281cd9bb') then
     return row('refused', 'key_conflict')::"snack_bar".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1297,7 +1301,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"snack_bar".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'e16e78ce281cd9bb') then
       return row('done_before', null)::"snack_bar".result;
     end if;
     return row('refused', 'key_conflict')::"snack_bar".result;

@@ -714,7 +714,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品", "p_品"]::text[];
   v_content text := json_build_array("p_納品", "p_品", "p_数")::text;
-  v_definition constant text := 'df8ab9ef7a290d94';
+  v_definition constant text := 'b984d380a71d4c3e';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -831,7 +831,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"軽食堂".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'df8ab9ef7a290d94') then
       return row('done_before', null)::"軽食堂".result;
     end if;
     return row('refused', 'key_conflict')::"軽食堂".result;
@@ -906,7 +906,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_品", "p_数")::text;
-  v_definition constant text := '0af043a48035c836';
+  v_definition constant text := 'c0b7aee1b875e50c';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1025,7 +1025,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"軽食堂".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '0af043a48035c836') then
       return row('done_before', null)::"軽食堂".result;
     end if;
     return row('refused', 'key_conflict')::"軽食堂".result;
@@ -1106,7 +1106,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
-  v_definition constant text := '0af043a48035c836';
+  v_definition constant text := 'c0b7aee1b875e50c';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1148,10 +1148,12 @@ begin
     return row('refused', 'no_such_hold')::"軽食堂".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '0af043a48035c836') then
     return row('refused', 'key_conflict')::"軽食堂".result;
   end if;
   if not (("p_数" is null) or ("p_数" is not null)) then
@@ -1172,7 +1174,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"軽食堂".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '0af043a48035c836') then
       return row('done_before', null)::"軽食堂".result;
     end if;
     return row('refused', 'key_conflict')::"軽食堂".result;
@@ -1245,7 +1247,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
-  v_definition constant text := '0af043a48035c836';
+  v_definition constant text := 'c0b7aee1b875e50c';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1282,10 +1284,12 @@ begin
     return row('refused', 'no_such_hold')::"軽食堂".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '0af043a48035c836') then
     return row('refused', 'key_conflict')::"軽食堂".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1297,7 +1301,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"軽食堂".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '0af043a48035c836') then
       return row('done_before', null)::"軽食堂".result;
     end if;
     return row('refused', 'key_conflict')::"軽食堂".result;

@@ -707,7 +707,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_ref", "p_orderNo"]::text[];
   v_content text := json_build_array("p_ref", "p_order_no", "p_orderNo")::text;
-  v_definition constant text := '2af034d1e42ac739';
+  v_definition constant text := '79c0d82ba1ceccf8';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -820,7 +820,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"pairs".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '2af034d1e42ac739') then
       return row('done_before', null)::"pairs".result;
     end if;
     return row('refused', 'key_conflict')::"pairs".result;
@@ -894,7 +894,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_ref"]::text[];
   v_content text := json_build_array("p_ref", "p_member", "p_n")::text;
-  v_definition constant text := '87d10b1dcb8c0c93';
+  v_definition constant text := '3da7e5ccf5db6592';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1011,7 +1011,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"pairs".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '87d10b1dcb8c0c93') then
       return row('done_before', null)::"pairs".result;
     end if;
     return row('refused', 'key_conflict')::"pairs".result;

@@ -707,7 +707,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_控え", "p_注文番号"]::text[];
   v_content text := json_build_array("p_控え", "p_注文_番号", "p_注文番号")::text;
-  v_definition constant text := '84e89aa8f5f5b9e1';
+  v_definition constant text := '18b1ccdb2cd65079';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -820,7 +820,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"組".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '84e89aa8f5f5b9e1') then
       return row('done_before', null)::"組".result;
     end if;
     return row('refused', 'key_conflict')::"組".result;
@@ -894,7 +894,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_控え"]::text[];
   v_content text := json_build_array("p_控え", "p_会員", "p_数")::text;
-  v_definition constant text := 'ac4d13a900ac818b';
+  v_definition constant text := 'e8a3f28fcac27f6e';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1011,7 +1011,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"組".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'ac4d13a900ac818b') then
       return row('done_before', null)::"組".result;
     end if;
     return row('refused', 'key_conflict')::"組".result;

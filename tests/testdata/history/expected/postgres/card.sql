@@ -715,7 +715,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_top_up_id"]::text[];
   v_content text := json_build_array("p_top_up_id", "p_card", "p_amount")::text;
-  v_definition constant text := '5e4daf6517b2adab';
+  v_definition constant text := 'd6c14188c4b37a66';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -832,7 +832,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"card".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '5e4daf6517b2adab') then
       return row('done_before', null)::"card".result;
     end if;
     return row('refused', 'key_conflict')::"card".result;
@@ -907,7 +907,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_payment_id"]::text[];
   v_content text := json_build_array("p_payment_id", "p_card", "p_price", "p_fee")::text;
-  v_definition constant text := '6524b523b5b8985d';
+  v_definition constant text := 'f95c500e98a09a70';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -993,7 +993,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"card".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '6524b523b5b8985d') then
       return row('done_before', null)::"card".result;
     end if;
     return row('refused', 'key_conflict')::"card".result;
@@ -1076,7 +1076,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_payment_id"]::text[];
-  v_definition constant text := '6524b523b5b8985d';
+  v_definition constant text := 'f95c500e98a09a70';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1122,10 +1122,12 @@ begin
     return row('refused', 'no_such_hold')::"card".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '6524b523b5b8985d') then
     return row('refused', 'key_conflict')::"card".result;
   end if;
   if not (("p_price" is null and "p_fee" is null) or ("p_price" is not null and "p_fee" is not null)) then
@@ -1146,7 +1148,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"card".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '6524b523b5b8985d') then
       return row('done_before', null)::"card".result;
     end if;
     return row('refused', 'key_conflict')::"card".result;
@@ -1218,7 +1220,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_payment_id"]::text[];
-  v_definition constant text := '6524b523b5b8985d';
+  v_definition constant text := 'f95c500e98a09a70';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1255,10 +1257,12 @@ begin
     return row('refused', 'no_such_hold')::"card".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '6524b523b5b8985d') then
     return row('refused', 'key_conflict')::"card".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1270,7 +1274,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"card".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '6524b523b5b8985d') then
       return row('done_before', null)::"card".result;
     end if;
     return row('refused', 'key_conflict')::"card".result;

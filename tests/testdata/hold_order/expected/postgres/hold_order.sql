@@ -714,7 +714,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_price")::text;
-  v_definition constant text := 'd3deb361b8f8ed3b';
+  v_definition constant text := '14e92918d80b3bb2';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -790,7 +790,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"hold_order".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'd3deb361b8f8ed3b') then
       return row('done_before', null)::"hold_order".result;
     end if;
     return row('refused', 'key_conflict')::"hold_order".result;
@@ -866,7 +866,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
-  v_definition constant text := 'd3deb361b8f8ed3b';
+  v_definition constant text := '14e92918d80b3bb2';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -910,10 +910,12 @@ begin
     return row('refused', 'no_such_hold')::"hold_order".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'd3deb361b8f8ed3b') then
     return row('refused', 'key_conflict')::"hold_order".result;
   end if;
   if not (("p_price" is null) or ("p_price" is not null)) then
@@ -934,7 +936,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"hold_order".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'd3deb361b8f8ed3b') then
       return row('done_before', null)::"hold_order".result;
     end if;
     return row('refused', 'key_conflict')::"hold_order".result;
@@ -1006,7 +1008,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
-  v_definition constant text := 'd3deb361b8f8ed3b';
+  v_definition constant text := '14e92918d80b3bb2';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1045,10 +1047,12 @@ begin
     return row('refused', 'no_such_hold')::"hold_order".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'd3deb361b8f8ed3b') then
     return row('refused', 'key_conflict')::"hold_order".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1060,7 +1064,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"hold_order".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'd3deb361b8f8ed3b') then
       return row('done_before', null)::"hold_order".result;
     end if;
     return row('refused', 'key_conflict')::"hold_order".result;

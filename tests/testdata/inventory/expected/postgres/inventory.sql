@@ -715,7 +715,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery", "p_sku"]::text[];
   v_content text := json_build_array("p_delivery", "p_sku", "p_qty")::text;
-  v_definition constant text := '0c3b826989825db8';
+  v_definition constant text := '1423e88a064105f5';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -832,7 +832,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"inventory".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '0c3b826989825db8') then
       return row('done_before', null)::"inventory".result;
     end if;
     return row('refused', 'key_conflict')::"inventory".result;
@@ -907,7 +907,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order", "p_sku"]::text[];
   v_content text := json_build_array("p_order", "p_sku", "p_qty")::text;
-  v_definition constant text := '104c4c1467cb4511';
+  v_definition constant text := '097fde669e5bc589';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1026,7 +1026,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"inventory".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '104c4c1467cb4511') then
       return row('done_before', null)::"inventory".result;
     end if;
     return row('refused', 'key_conflict')::"inventory".result;
@@ -1107,7 +1107,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order", "p_sku"]::text[];
-  v_definition constant text := '104c4c1467cb4511';
+  v_definition constant text := '097fde669e5bc589';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1153,10 +1153,12 @@ begin
     return row('refused', 'no_such_hold')::"inventory".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '104c4c1467cb4511') then
     return row('refused', 'key_conflict')::"inventory".result;
   end if;
   if not (("p_qty" is null) or ("p_qty" is not null)) then
@@ -1177,7 +1179,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"inventory".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '104c4c1467cb4511') then
       return row('done_before', null)::"inventory".result;
     end if;
     return row('refused', 'key_conflict')::"inventory".result;
@@ -1250,7 +1252,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order", "p_sku"]::text[];
-  v_definition constant text := '104c4c1467cb4511';
+  v_definition constant text := '097fde669e5bc589';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1291,10 +1293,12 @@ begin
     return row('refused', 'no_such_hold')::"inventory".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '104c4c1467cb4511') then
     return row('refused', 'key_conflict')::"inventory".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1306,7 +1310,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"inventory".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '104c4c1467cb4511') then
       return row('done_before', null)::"inventory".result;
     end if;
     return row('refused', 'key_conflict')::"inventory".result;
@@ -1415,7 +1419,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_return_id", "p_sku"]::text[];
   v_content text := json_build_array("p_return_id", "p_sku", "p_qty")::text;
-  v_definition constant text := '67fdb5c02cb7d6a9';
+  v_definition constant text := '7d684c4bcd7d3733';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1532,7 +1536,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"inventory".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '67fdb5c02cb7d6a9') then
       return row('done_before', null)::"inventory".result;
     end if;
     return row('refused', 'key_conflict')::"inventory".result;

@@ -708,7 +708,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery", "p_sku"]::text[];
   v_content text := json_build_array("p_delivery", "p_sku", "p_qty")::text;
-  v_definition constant text := 'caf4af2f48670b33';
+  v_definition constant text := '6294aa3da02828b0';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -825,7 +825,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"shop".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'caf4af2f48670b33') then
       return row('done_before', null)::"shop".result;
     end if;
     return row('refused', 'key_conflict')::"shop".result;
@@ -899,7 +899,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order", "p_sku"]::text[];
   v_content text := json_build_array("p_order", "p_sku", "p_qty")::text;
-  v_definition constant text := 'aff8d926a117ba48';
+  v_definition constant text := 'b7600f02e88d0588';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1016,7 +1016,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"shop".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'aff8d926a117ba48') then
       return row('done_before', null)::"shop".result;
     end if;
     return row('refused', 'key_conflict')::"shop".result;

@@ -708,7 +708,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書", "p_sku"]::text[];
   v_content text := json_build_array("p_納品書", "p_sku", "p_数")::text;
-  v_definition constant text := 'd4aa613b06963173';
+  v_definition constant text := '9c8d3874c17ce4fa';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -825,7 +825,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"店".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'd4aa613b06963173') then
       return row('done_before', null)::"店".result;
     end if;
     return row('refused', 'key_conflict')::"店".result;
@@ -899,7 +899,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文", "p_sku"]::text[];
   v_content text := json_build_array("p_注文", "p_sku", "p_数")::text;
-  v_definition constant text := 'c27342b7cf7c282f';
+  v_definition constant text := '9fbee720b7b53aee';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1016,7 +1016,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"店".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'c27342b7cf7c282f') then
       return row('done_before', null)::"店".result;
     end if;
     return row('refused', 'key_conflict')::"店".result;

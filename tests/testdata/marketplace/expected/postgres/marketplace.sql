@@ -716,7 +716,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_shop", "p_proceeds", "p_fee")::text;
-  v_definition constant text := 'f92af60ed79f6d05';
+  v_definition constant text := '0faa2f92886caeba';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -800,7 +800,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"marketplace".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'f92af60ed79f6d05') then
       return row('done_before', null)::"marketplace".result;
     end if;
     return row('refused', 'key_conflict')::"marketplace".result;
@@ -883,7 +883,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_payout_id"]::text[];
   v_content text := json_build_array("p_payout_id", "p_shop", "p_amount")::text;
-  v_definition constant text := '2e7bd2332ac66b2a';
+  v_definition constant text := '21da998e553a7431';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1002,7 +1002,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"marketplace".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '2e7bd2332ac66b2a') then
       return row('done_before', null)::"marketplace".result;
     end if;
     return row('refused', 'key_conflict')::"marketplace".result;
@@ -1083,7 +1083,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_payout_id"]::text[];
-  v_definition constant text := '2e7bd2332ac66b2a';
+  v_definition constant text := '21da998e553a7431';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1125,10 +1125,12 @@ begin
     return row('refused', 'no_such_hold')::"marketplace".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '2e7bd2332ac66b2a') then
     return row('refused', 'key_conflict')::"marketplace".result;
   end if;
   if not (("p_amount" is null) or ("p_amount" is not null)) then
@@ -1149,7 +1151,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"marketplace".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '2e7bd2332ac66b2a') then
       return row('done_before', null)::"marketplace".result;
     end if;
     return row('refused', 'key_conflict')::"marketplace".result;
@@ -1222,7 +1224,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_payout_id"]::text[];
-  v_definition constant text := '2e7bd2332ac66b2a';
+  v_definition constant text := '21da998e553a7431';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1259,10 +1261,12 @@ begin
     return row('refused', 'no_such_hold')::"marketplace".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '2e7bd2332ac66b2a') then
     return row('refused', 'key_conflict')::"marketplace".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1274,7 +1278,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"marketplace".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '2e7bd2332ac66b2a') then
       return row('done_before', null)::"marketplace".result;
     end if;
     return row('refused', 'key_conflict')::"marketplace".result;
@@ -1379,7 +1383,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_shop", "p_proceeds", "p_fee")::text;
-  v_definition constant text := 'd37da2328d97eee4';
+  v_definition constant text := '9e125ddd5a70567f';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1463,7 +1467,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"marketplace".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'd37da2328d97eee4') then
       return row('done_before', null)::"marketplace".result;
     end if;
     return row('refused', 'key_conflict')::"marketplace".result;

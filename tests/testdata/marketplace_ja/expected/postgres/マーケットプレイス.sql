@@ -716,7 +716,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_店", "p_取り分", "p_手数料")::text;
-  v_definition constant text := '9ef730bf26537632';
+  v_definition constant text := 'ec2a1edad1308bd8';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -800,7 +800,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"マーケットプレイス".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '9ef730bf26537632') then
       return row('done_before', null)::"マーケットプレイス".result;
     end if;
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
@@ -883,7 +883,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_振込番号"]::text[];
   v_content text := json_build_array("p_振込番号", "p_店", "p_額")::text;
-  v_definition constant text := '1181586878e323ad';
+  v_definition constant text := 'e725fdd5112c1f2f';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1002,7 +1002,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"マーケットプレイス".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '1181586878e323ad') then
       return row('done_before', null)::"マーケットプレイス".result;
     end if;
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
@@ -1083,7 +1083,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_振込番号"]::text[];
-  v_definition constant text := '1181586878e323ad';
+  v_definition constant text := 'e725fdd5112c1f2f';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1125,10 +1125,12 @@ begin
     return row('refused', 'no_such_hold')::"マーケットプレイス".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '1181586878e323ad') then
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
   end if;
   if not (("p_額" is null) or ("p_額" is not null)) then
@@ -1149,7 +1151,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"マーケットプレイス".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '1181586878e323ad') then
       return row('done_before', null)::"マーケットプレイス".result;
     end if;
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
@@ -1222,7 +1224,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_振込番号"]::text[];
-  v_definition constant text := '1181586878e323ad';
+  v_definition constant text := 'e725fdd5112c1f2f';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1259,10 +1261,12 @@ begin
     return row('refused', 'no_such_hold')::"マーケットプレイス".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '1181586878e323ad') then
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1274,7 +1278,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"マーケットプレイス".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '1181586878e323ad') then
       return row('done_before', null)::"マーケットプレイス".result;
     end if;
     return row('refused', 'key_conflict')::"マーケットプレイス".result;
@@ -1379,7 +1383,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_店", "p_取り分", "p_手数料")::text;
-  v_definition constant text := 'e82e66b50a5ccb03';
+  v_definition constant text := '29020c85f804b904';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1463,7 +1467,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"マーケットプレイス".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'e82e66b50a5ccb03') then
       return row('done_before', null)::"マーケットプレイス".result;
     end if;
     return row('refused', 'key_conflict')::"マーケットプレイス".result;

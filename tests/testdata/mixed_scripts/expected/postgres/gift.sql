@@ -707,7 +707,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_ref"]::text[];
   v_content text := json_build_array("p_ref", "p_member", "p_n")::text;
-  v_definition constant text := 'bf74307945ae9661';
+  v_definition constant text := '27bc746f8a0fc5ac';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -824,7 +824,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"gift".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'bf74307945ae9661') then
       return row('done_before', null)::"gift".result;
     end if;
     return row('refused', 'key_conflict')::"gift".result;
@@ -898,7 +898,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_ref"]::text[];
   v_content text := json_build_array("p_ref", "p_member", "p_n")::text;
-  v_definition constant text := '0e483308501df171';
+  v_definition constant text := 'db096a378af3fd17';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1015,7 +1015,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"gift".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '0e483308501df171') then
       return row('done_before', null)::"gift".result;
     end if;
     return row('refused', 'key_conflict')::"gift".result;

@@ -707,7 +707,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_番号"]::text[];
   v_content text := json_build_array("p_番号", "p_会員", "p_額")::text;
-  v_definition constant text := '280a0112ab80f1b8';
+  v_definition constant text := '166b815d48ea0679';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -824,7 +824,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ギフト".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '280a0112ab80f1b8') then
       return row('done_before', null)::"ギフト".result;
     end if;
     return row('refused', 'key_conflict')::"ギフト".result;
@@ -898,7 +898,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_番号"]::text[];
   v_content text := json_build_array("p_番号", "p_会員", "p_額")::text;
-  v_definition constant text := '0d887840a3cd7b63';
+  v_definition constant text := 'bafea79a63cc067d';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1015,7 +1015,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ギフト".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '0d887840a3cd7b63') then
       return row('done_before', null)::"ギフト".result;
     end if;
     return row('refused', 'key_conflict')::"ギフト".result;

@@ -706,7 +706,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_bill"]::text[];
   v_content text := json_build_array("p_bill", "p_waiter", "p_amount")::text;
-  v_definition constant text := 'bf631c9016ebbec9';
+  v_definition constant text := '279d92e1c2e3555d';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -823,7 +823,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"only_fills".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'bf631c9016ebbec9') then
       return row('done_before', null)::"only_fills".result;
     end if;
     return row('refused', 'key_conflict')::"only_fills".result;

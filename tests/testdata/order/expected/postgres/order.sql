@@ -707,7 +707,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_shop", "p_price", "p_fee")::text;
-  v_definition constant text := 'abce04f4c1aa6c5f';
+  v_definition constant text := 'cde8862a99e7c4e8';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -793,7 +793,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"order".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'abce04f4c1aa6c5f') then
       return row('done_before', null)::"order".result;
     end if;
     return row('refused', 'key_conflict')::"order".result;

@@ -707,7 +707,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_店", "p_代金", "p_手数料")::text;
-  v_definition constant text := 'ef1b1dfea6572c26';
+  v_definition constant text := '6e7605eeb7e8a0ef';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -793,7 +793,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"順序".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'ef1b1dfea6572c26') then
       return row('done_before', null)::"順序".result;
     end if;
     return row('refused', 'key_conflict')::"順序".result;

@@ -722,7 +722,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_purchase"]::text[];
   v_content text := json_build_array("p_purchase", "p_member", "p_amount")::text;
-  v_definition constant text := '171c9abe6ed64786';
+  v_definition constant text := '98a2a96fbcd02efa';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -841,7 +841,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"points".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '171c9abe6ed64786') then
       return row('done_before', null)::"points".result;
     end if;
     return row('refused', 'key_conflict')::"points".result;
@@ -922,7 +922,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_purchase"]::text[];
-  v_definition constant text := '171c9abe6ed64786';
+  v_definition constant text := '98a2a96fbcd02efa';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -964,10 +964,12 @@ begin
     return row('refused', 'no_such_hold')::"points".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '171c9abe6ed64786') then
     return row('refused', 'key_conflict')::"points".result;
   end if;
   if not (("p_amount" is null) or ("p_amount" is not null)) then
@@ -988,7 +990,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"points".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '171c9abe6ed64786') then
       return row('done_before', null)::"points".result;
     end if;
     return row('refused', 'key_conflict')::"points".result;
@@ -1061,7 +1063,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_purchase"]::text[];
-  v_definition constant text := '171c9abe6ed64786';
+  v_definition constant text := '98a2a96fbcd02efa';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1098,10 +1100,12 @@ begin
     return row('refused', 'no_such_hold')::"points".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '171c9abe6ed64786') then
     return row('refused', 'key_conflict')::"points".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1113,7 +1117,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"points".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '171c9abe6ed64786') then
       return row('done_before', null)::"points".result;
     end if;
     return row('refused', 'key_conflict')::"points".result;
@@ -1219,7 +1223,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_checkout"]::text[];
   v_content text := json_build_array("p_checkout", "p_member", "p_amount")::text;
-  v_definition constant text := '6b965e8cc73bb811';
+  v_definition constant text := '5cbc714c9905c536';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1338,7 +1342,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"points".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '6b965e8cc73bb811') then
       return row('done_before', null)::"points".result;
     end if;
     return row('refused', 'key_conflict')::"points".result;
@@ -1419,7 +1423,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_checkout"]::text[];
-  v_definition constant text := '6b965e8cc73bb811';
+  v_definition constant text := '5cbc714c9905c536';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1461,10 +1465,12 @@ begin
     return row('refused', 'no_such_hold')::"points".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '6b965e8cc73bb811') then
     return row('refused', 'key_conflict')::"points".result;
   end if;
   if not (("p_amount" is null) or ("p_amount" is not null)) then
@@ -1485,7 +1491,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"points".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '6b965e8cc73bb811') then
       return row('done_before', null)::"points".result;
     end if;
     return row('refused', 'key_conflict')::"points".result;
@@ -1558,7 +1564,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_checkout"]::text[];
-  v_definition constant text := '6b965e8cc73bb811';
+  v_definition constant text := '5cbc714c9905c536';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1595,10 +1601,12 @@ begin
     return row('refused', 'no_such_hold')::"points".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '6b965e8cc73bb811') then
     return row('refused', 'key_conflict')::"points".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1610,7 +1618,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"points".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '6b965e8cc73bb811') then
       return row('done_before', null)::"points".result;
     end if;
     return row('refused', 'key_conflict')::"points".result;
@@ -1715,7 +1723,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_batch", "p_member"]::text[];
   v_content text := json_build_array("p_batch", "p_member", "p_amount")::text;
-  v_definition constant text := 'effea12945041bee';
+  v_definition constant text := '87199c6aebc2b41b';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1832,7 +1840,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"points".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'effea12945041bee') then
       return row('done_before', null)::"points".result;
     end if;
     return row('refused', 'key_conflict')::"points".result;

@@ -722,7 +722,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_購入"]::text[];
   v_content text := json_build_array("p_購入", "p_会員", "p_点数")::text;
-  v_definition constant text := 'd394f26307332e41';
+  v_definition constant text := 'd66c9e348da0c9eb';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -841,7 +841,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ポイント".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'd394f26307332e41') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -922,7 +922,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_購入"]::text[];
-  v_definition constant text := 'd394f26307332e41';
+  v_definition constant text := 'd66c9e348da0c9eb';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -964,10 +964,12 @@ begin
     return row('refused', 'no_such_hold')::"ポイント".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'd394f26307332e41') then
     return row('refused', 'key_conflict')::"ポイント".result;
   end if;
   if not (("p_点数" is null) or ("p_点数" is not null)) then
@@ -988,7 +990,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"ポイント".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'd394f26307332e41') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -1061,7 +1063,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_購入"]::text[];
-  v_definition constant text := 'd394f26307332e41';
+  v_definition constant text := 'd66c9e348da0c9eb';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1098,10 +1100,12 @@ begin
     return row('refused', 'no_such_hold')::"ポイント".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'd394f26307332e41') then
     return row('refused', 'key_conflict')::"ポイント".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1113,7 +1117,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"ポイント".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'd394f26307332e41') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -1219,7 +1223,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_会計"]::text[];
   v_content text := json_build_array("p_会計", "p_会員", "p_点数")::text;
-  v_definition constant text := 'dce6aa6125816e3f';
+  v_definition constant text := 'e35076c203ce66b7';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1338,7 +1342,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ポイント".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'dce6aa6125816e3f') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -1419,7 +1423,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_会計"]::text[];
-  v_definition constant text := 'dce6aa6125816e3f';
+  v_definition constant text := 'e35076c203ce66b7';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1461,10 +1465,12 @@ begin
     return row('refused', 'no_such_hold')::"ポイント".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'dce6aa6125816e3f') then
     return row('refused', 'key_conflict')::"ポイント".result;
   end if;
   if not (("p_点数" is null) or ("p_点数" is not null)) then
@@ -1485,7 +1491,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"ポイント".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'dce6aa6125816e3f') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -1558,7 +1564,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_会計"]::text[];
-  v_definition constant text := 'dce6aa6125816e3f';
+  v_definition constant text := 'e35076c203ce66b7';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1595,10 +1601,12 @@ begin
     return row('refused', 'no_such_hold')::"ポイント".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'dce6aa6125816e3f') then
     return row('refused', 'key_conflict')::"ポイント".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1610,7 +1618,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"ポイント".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'dce6aa6125816e3f') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;
@@ -1715,7 +1723,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_処理", "p_会員"]::text[];
   v_content text := json_build_array("p_処理", "p_会員", "p_点数")::text;
-  v_definition constant text := '2a6660cd9355b68c';
+  v_definition constant text := '65a7e254789c1890';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1832,7 +1840,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ポイント".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '2a6660cd9355b68c') then
       return row('done_before', null)::"ポイント".result;
     end if;
     return row('refused', 'key_conflict')::"ポイント".result;

@@ -713,7 +713,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_amount")::text;
-  v_definition constant text := '50b01d659963c8c1';
+  v_definition constant text := '1f570f24d98fb434';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -826,7 +826,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"refunds".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '50b01d659963c8c1') then
       return row('done_before', null)::"refunds".result;
     end if;
     return row('refused', 'key_conflict')::"refunds".result;
@@ -901,7 +901,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_refund_id"]::text[];
   v_content text := json_build_array("p_refund_id", "p_order", "p_amount")::text;
-  v_definition constant text := 'eb7bab84c7c92267';
+  v_definition constant text := 'a7424a0fb9cfa60f';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1020,7 +1020,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"refunds".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'eb7bab84c7c92267') then
       return row('done_before', null)::"refunds".result;
     end if;
     return row('refused', 'key_conflict')::"refunds".result;
@@ -1101,7 +1101,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_refund_id"]::text[];
-  v_definition constant text := 'eb7bab84c7c92267';
+  v_definition constant text := 'a7424a0fb9cfa60f';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1143,10 +1143,12 @@ begin
     return row('refused', 'no_such_hold')::"refunds".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'eb7bab84c7c92267') then
     return row('refused', 'key_conflict')::"refunds".result;
   end if;
   if not (("p_amount" is null) or ("p_amount" is not null)) then
@@ -1167,7 +1169,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"refunds".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'eb7bab84c7c92267') then
       return row('done_before', null)::"refunds".result;
     end if;
     return row('refused', 'key_conflict')::"refunds".result;
@@ -1240,7 +1242,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_refund_id"]::text[];
-  v_definition constant text := 'eb7bab84c7c92267';
+  v_definition constant text := 'a7424a0fb9cfa60f';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1277,10 +1279,12 @@ begin
     return row('refused', 'no_such_hold')::"refunds".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'eb7bab84c7c92267') then
     return row('refused', 'key_conflict')::"refunds".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1292,7 +1296,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"refunds".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'eb7bab84c7c92267') then
       return row('done_before', null)::"refunds".result;
     end if;
     return row('refused', 'key_conflict')::"refunds".result;

@@ -728,7 +728,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery"]::text[];
   v_content text := json_build_array("p_delivery", "p_sku", "p_qty")::text;
-  v_definition constant text := '8cf67349e14d9cc3';
+  v_definition constant text := '543dfed44bce60fa';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -804,7 +804,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '8cf67349e14d9cc3') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
@@ -886,7 +886,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery"]::text[];
   v_content text := json_build_array("p_delivery", "p_qty")::text;
-  v_definition constant text := 'af8d0dbdde5109d7';
+  v_definition constant text := '93b60c26c53ad363';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -999,7 +999,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'af8d0dbdde5109d7') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
@@ -1073,7 +1073,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_sku", "p_qty", "p_extra")::text;
-  v_definition constant text := 'ceb8eb411667eab7';
+  v_definition constant text := '068179db330531ed';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1157,7 +1157,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'ceb8eb411667eab7') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
@@ -1256,7 +1256,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_sku", "p_qty", "p_extra")::text;
-  v_definition constant text := 'c003fd79a6ce6f18';
+  v_definition constant text := '6a8e0995a6893937';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1342,7 +1342,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'c003fd79a6ce6f18') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
@@ -1440,7 +1440,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
-  v_definition constant text := 'c003fd79a6ce6f18';
+  v_definition constant text := '6a8e0995a6893937';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1486,10 +1486,12 @@ begin
     return row('refused', 'no_such_hold')::"retry_after_refusal".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'c003fd79a6ce6f18') then
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
   end if;
   if not (("p_qty" is null and "p_extra" is null) or ("p_qty" is not null and "p_extra" is not null)) then
@@ -1510,7 +1512,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"retry_after_refusal".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'c003fd79a6ce6f18') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
@@ -1582,7 +1584,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
-  v_definition constant text := 'c003fd79a6ce6f18';
+  v_definition constant text := '6a8e0995a6893937';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1619,10 +1621,12 @@ begin
     return row('refused', 'no_such_hold')::"retry_after_refusal".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'c003fd79a6ce6f18') then
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1634,7 +1638,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"retry_after_refusal".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'c003fd79a6ce6f18') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
@@ -1735,7 +1739,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_loan"]::text[];
   v_content text := json_build_array("p_loan", "p_member", "p_qty", "p_extra")::text;
-  v_definition constant text := 'e45efc0b72448164';
+  v_definition constant text := 'e75a5e55be2b6d4f';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1819,7 +1823,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'e45efc0b72448164') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
@@ -1918,7 +1922,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket"]::text[];
   v_content text := json_build_array("p_ticket", "p_sku", "p_qty", "p_extra")::text;
-  v_definition constant text := '8c2ece049581832a';
+  v_definition constant text := '3510bece6410aa1c';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -2006,7 +2010,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '8c2ece049581832a') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
@@ -2104,7 +2108,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket"]::text[];
-  v_definition constant text := '8c2ece049581832a';
+  v_definition constant text := '3510bece6410aa1c';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -2152,10 +2156,12 @@ begin
     return row('refused', 'no_such_hold')::"retry_after_refusal".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '8c2ece049581832a') then
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
   end if;
   if not (("p_qty" is null and "p_extra" is null) or ("p_qty" is not null and "p_extra" is not null)) then
@@ -2176,7 +2182,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"retry_after_refusal".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '8c2ece049581832a') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
@@ -2248,7 +2254,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket"]::text[];
-  v_definition constant text := '8c2ece049581832a';
+  v_definition constant text := '3510bece6410aa1c';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -2287,10 +2293,12 @@ begin
     return row('refused', 'no_such_hold')::"retry_after_refusal".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '8c2ece049581832a') then
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
   end if;
   if v_hold.state = 'posted' then
@@ -2302,7 +2310,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"retry_after_refusal".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '8c2ece049581832a') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;
@@ -2403,7 +2411,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_ticket"]::text[];
   v_content text := json_build_array("p_ticket", "p_sku", "p_qty")::text;
-  v_definition constant text := '262b3dc2384f15a6';
+  v_definition constant text := 'caa50eadfea67131';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -2520,7 +2528,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '262b3dc2384f15a6') then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
     return row('refused', 'key_conflict')::"retry_after_refusal".result;

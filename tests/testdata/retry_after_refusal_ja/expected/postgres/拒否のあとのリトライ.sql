@@ -728,7 +728,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書"]::text[];
   v_content text := json_build_array("p_納品書", "p_品番", "p_数")::text;
-  v_definition constant text := 'cab0af090021a79b';
+  v_definition constant text := 'd3644b92e90bcb34';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -804,7 +804,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'cab0af090021a79b') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -886,7 +886,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書"]::text[];
   v_content text := json_build_array("p_納品書", "p_数")::text;
-  v_definition constant text := '04f40542af42dc71';
+  v_definition constant text := '95250b61122d52af';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -999,7 +999,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '04f40542af42dc71') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1073,7 +1073,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_品番", "p_数", "p_追加")::text;
-  v_definition constant text := 'bd08760cfafa61c2';
+  v_definition constant text := '602ac1711ff4b117';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1157,7 +1157,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'bd08760cfafa61c2') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1256,7 +1256,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_品番", "p_数", "p_追加")::text;
-  v_definition constant text := '0f9a13904904e8f0';
+  v_definition constant text := '8e2f5ab06ad17e1f';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1342,7 +1342,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '0f9a13904904e8f0') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1440,7 +1440,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
-  v_definition constant text := '0f9a13904904e8f0';
+  v_definition constant text := '8e2f5ab06ad17e1f';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1486,10 +1486,12 @@ begin
     return row('refused', 'no_such_hold')::"拒否のあとのリトライ".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '0f9a13904904e8f0') then
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
   end if;
   if not (("p_数" is null and "p_追加" is null) or ("p_数" is not null and "p_追加" is not null)) then
@@ -1510,7 +1512,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"拒否のあとのリトライ".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '0f9a13904904e8f0') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1582,7 +1584,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
-  v_definition constant text := '0f9a13904904e8f0';
+  v_definition constant text := '8e2f5ab06ad17e1f';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1619,10 +1621,12 @@ begin
     return row('refused', 'no_such_hold')::"拒否のあとのリトライ".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '0f9a13904904e8f0') then
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1634,7 +1638,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"拒否のあとのリトライ".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '0f9a13904904e8f0') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1735,7 +1739,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_貸出番号"]::text[];
   v_content text := json_build_array("p_貸出番号", "p_会員", "p_数", "p_追加")::text;
-  v_definition constant text := '842030105cbe7350';
+  v_definition constant text := '97ab0b4c9b4882c0';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1819,7 +1823,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '842030105cbe7350') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -1918,7 +1922,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_預り番号"]::text[];
   v_content text := json_build_array("p_預り番号", "p_品番", "p_数", "p_追加")::text;
-  v_definition constant text := '2588576ddc0a9df3';
+  v_definition constant text := 'ff864177b6b4829d';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -2006,7 +2010,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '2588576ddc0a9df3') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -2104,7 +2108,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_預り番号"]::text[];
-  v_definition constant text := '2588576ddc0a9df3';
+  v_definition constant text := 'ff864177b6b4829d';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -2152,10 +2156,12 @@ begin
     return row('refused', 'no_such_hold')::"拒否のあとのリトライ".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '2588576ddc0a9df3') then
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
   end if;
   if not (("p_数" is null and "p_追加" is null) or ("p_数" is not null and "p_追加" is not null)) then
@@ -2176,7 +2182,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"拒否のあとのリトライ".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '2588576ddc0a9df3') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -2248,7 +2254,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_預り番号"]::text[];
-  v_definition constant text := '2588576ddc0a9df3';
+  v_definition constant text := 'ff864177b6b4829d';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -2287,10 +2293,12 @@ begin
     return row('refused', 'no_such_hold')::"拒否のあとのリトライ".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '2588576ddc0a9df3') then
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
   end if;
   if v_hold.state = 'posted' then
@@ -2302,7 +2310,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"拒否のあとのリトライ".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '2588576ddc0a9df3') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;
@@ -2403,7 +2411,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_預り番号"]::text[];
   v_content text := json_build_array("p_預り番号", "p_品番", "p_数")::text;
-  v_definition constant text := 'd65abe666d889d9c';
+  v_definition constant text := 'c023fbf6d814aaf6';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -2520,7 +2528,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"拒否のあとのリトライ".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'd65abe666d889d9c') then
       return row('done_before', null)::"拒否のあとのリトライ".result;
     end if;
     return row('refused', 'key_conflict')::"拒否のあとのリトライ".result;

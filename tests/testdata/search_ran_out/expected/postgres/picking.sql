@@ -708,7 +708,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_id"]::text[];
   v_content text := json_build_array("p_id")::text;
-  v_definition constant text := '88e0685f2edbf385';
+  v_definition constant text := '086e6901431d5e6c';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -813,7 +813,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"picking".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '88e0685f2edbf385') then
       return row('done_before', null)::"picking".result;
     end if;
     return row('refused', 'key_conflict')::"picking".result;
@@ -887,7 +887,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_id"]::text[];
   v_content text := json_build_array("p_id", "p_p", "p_q", "p_r")::text;
-  v_definition constant text := 'c9ce1c9c091f84b5';
+  v_definition constant text := '40c665721aaa40f7';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -975,7 +975,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"picking".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'c9ce1c9c091f84b5') then
       return row('done_before', null)::"picking".result;
     end if;
     return row('refused', 'key_conflict')::"picking".result;

@@ -708,7 +708,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_番号"]::text[];
   v_content text := json_build_array("p_番号")::text;
-  v_definition constant text := '5e1e667ce79c13a0';
+  v_definition constant text := '93ded08ca5a48bf3';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -813,7 +813,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ピッキング".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '5e1e667ce79c13a0') then
       return row('done_before', null)::"ピッキング".result;
     end if;
     return row('refused', 'key_conflict')::"ピッキング".result;
@@ -887,7 +887,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_番号"]::text[];
   v_content text := json_build_array("p_番号", "p_p", "p_q", "p_r")::text;
-  v_definition constant text := 'b87bf31b59a89af7';
+  v_definition constant text := '1d90af72a2d2c0b1';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -975,7 +975,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ピッキング".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'b87bf31b59a89af7') then
       return row('done_before', null)::"ピッキング".result;
     end if;
     return row('refused', 'key_conflict')::"ピッキング".result;

@@ -708,7 +708,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery", "p_sku"]::text[];
   v_content text := json_build_array("p_delivery", "p_sku", "p_qty")::text;
-  v_definition constant text := '0c3b826989825db8';
+  v_definition constant text := '1423e88a064105f5';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -825,7 +825,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"warehouse_mirror".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '0c3b826989825db8') then
       return row('done_before', null)::"warehouse_mirror".result;
     end if;
     return row('refused', 'key_conflict')::"warehouse_mirror".result;
@@ -899,7 +899,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order", "p_sku"]::text[];
   v_content text := json_build_array("p_order", "p_sku", "p_qty")::text;
-  v_definition constant text := 'f434338b5746f85f';
+  v_definition constant text := '726cf4f266c8a365';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1016,7 +1016,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"warehouse_mirror".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'f434338b5746f85f') then
       return row('done_before', null)::"warehouse_mirror".result;
     end if;
     return row('refused', 'key_conflict')::"warehouse_mirror".result;

@@ -708,7 +708,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書", "p_sku"]::text[];
   v_content text := json_build_array("p_納品書", "p_sku", "p_数")::text;
-  v_definition constant text := '8a11a2a261b63637';
+  v_definition constant text := '35a1815656b72420';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -825,7 +825,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"倉庫の写し".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '8a11a2a261b63637') then
       return row('done_before', null)::"倉庫の写し".result;
     end if;
     return row('refused', 'key_conflict')::"倉庫の写し".result;
@@ -899,7 +899,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文", "p_sku"]::text[];
   v_content text := json_build_array("p_注文", "p_sku", "p_数")::text;
-  v_definition constant text := 'b749c121bbe08e16';
+  v_definition constant text := 'bf79991c4b1c77b9';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1016,7 +1016,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"倉庫の写し".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'b749c121bbe08e16') then
       return row('done_before', null)::"倉庫の写し".result;
     end if;
     return row('refused', 'key_conflict')::"倉庫の写し".result;

@@ -711,7 +711,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery", "p_sku"]::text[];
   v_content text := json_build_array("p_delivery", "p_sku", "p_qty")::text;
-  v_definition constant text := '45891fa049982d7e';
+  v_definition constant text := '6294aa3da02828b0';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -828,7 +828,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"swap_order".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '45891fa049982d7e') then
       return row('done_before', null)::"swap_order".result;
     end if;
     return row('refused', 'key_conflict')::"swap_order".result;
@@ -902,7 +902,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery", "p_sku"]::text[];
   v_content text := json_build_array("p_delivery", "p_sku", "p_qty")::text;
-  v_definition constant text := 'b474f8ff5f3ec688';
+  v_definition constant text := '2d060222609023e3';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1019,7 +1019,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"swap_order".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'b474f8ff5f3ec688') then
       return row('done_before', null)::"swap_order".result;
     end if;
     return row('refused', 'key_conflict')::"swap_order".result;
@@ -1100,7 +1100,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order", "p_sku"]::text[];
   v_content text := json_build_array("p_order", "p_sku", "p_qty")::text;
-  v_definition constant text := '84e28ba4fe0a6f2a';
+  v_definition constant text := 'e4642956918c10eb';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1217,7 +1217,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"swap_order".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '84e28ba4fe0a6f2a') then
       return row('done_before', null)::"swap_order".result;
     end if;
     return row('refused', 'key_conflict')::"swap_order".result;
@@ -1298,7 +1298,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_rotation"]::text[];
   v_content text := json_build_array("p_rotation", "p_sku", "p_old", "p_fresh")::text;
-  v_definition constant text := 'e44f06c4c60ba686';
+  v_definition constant text := 'dd61a54a4927a9fb';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1378,7 +1378,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"swap_order".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'e44f06c4c60ba686') then
       return row('done_before', null)::"swap_order".result;
     end if;
     return row('refused', 'key_conflict')::"swap_order".result;

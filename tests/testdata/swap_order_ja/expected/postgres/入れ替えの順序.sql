@@ -711,7 +711,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書", "p_sku"]::text[];
   v_content text := json_build_array("p_納品書", "p_sku", "p_数")::text;
-  v_definition constant text := 'da5bf6af6c700f40';
+  v_definition constant text := '9c8d3874c17ce4fa';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -828,7 +828,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"入れ替えの順序".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'da5bf6af6c700f40') then
       return row('done_before', null)::"入れ替えの順序".result;
     end if;
     return row('refused', 'key_conflict')::"入れ替えの順序".result;
@@ -902,7 +902,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書", "p_sku"]::text[];
   v_content text := json_build_array("p_納品書", "p_sku", "p_数")::text;
-  v_definition constant text := '83e34470964adf76';
+  v_definition constant text := 'a8592d75eb689bf8';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1019,7 +1019,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"入れ替えの順序".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '83e34470964adf76') then
       return row('done_before', null)::"入れ替えの順序".result;
     end if;
     return row('refused', 'key_conflict')::"入れ替えの順序".result;
@@ -1100,7 +1100,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文", "p_sku"]::text[];
   v_content text := json_build_array("p_注文", "p_sku", "p_数")::text;
-  v_definition constant text := '0d12b9282acb7686';
+  v_definition constant text := '3a8da9577bd59f46';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1217,7 +1217,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"入れ替えの順序".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '0d12b9282acb7686') then
       return row('done_before', null)::"入れ替えの順序".result;
     end if;
     return row('refused', 'key_conflict')::"入れ替えの順序".result;
@@ -1298,7 +1298,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_入れ替え番号"]::text[];
   v_content text := json_build_array("p_入れ替え番号", "p_sku", "p_古い数", "p_新しい数")::text;
-  v_definition constant text := '66e6133f04cf7c3a';
+  v_definition constant text := 'a080ae1eb066a312';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1378,7 +1378,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"入れ替えの順序".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '66e6133f04cf7c3a') then
       return row('done_before', null)::"入れ替えの順序".result;
     end if;
     return row('refused', 'key_conflict')::"入れ替えの順序".result;

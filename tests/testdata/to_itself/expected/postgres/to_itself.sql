@@ -714,7 +714,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery"]::text[];
   v_content text := json_build_array("p_delivery", "p_place", "p_qty")::text;
-  v_definition constant text := '69bcd08bf6a231bf';
+  v_definition constant text := '7527720cd4253ebb';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -831,7 +831,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"to_itself".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '69bcd08bf6a231bf') then
       return row('done_before', null)::"to_itself".result;
     end if;
     return row('refused', 'key_conflict')::"to_itself".result;
@@ -912,7 +912,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_slip"]::text[];
   v_content text := json_build_array("p_slip", "p_source", "p_target", "p_qty")::text;
-  v_definition constant text := '761331b203f91949';
+  v_definition constant text := '2d92cc9e5b6e5ce3';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1027,7 +1027,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"to_itself".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '761331b203f91949') then
       return row('done_before', null)::"to_itself".result;
     end if;
     return row('refused', 'key_conflict')::"to_itself".result;
@@ -1110,7 +1110,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket"]::text[];
   v_content text := json_build_array("p_ticket", "p_source", "p_target", "p_qty")::text;
-  v_definition constant text := '3ea3a18d307ddc5b';
+  v_definition constant text := '52d96933b8dc4729';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1227,7 +1227,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"to_itself".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '3ea3a18d307ddc5b') then
       return row('done_before', null)::"to_itself".result;
     end if;
     return row('refused', 'key_conflict')::"to_itself".result;
@@ -1309,7 +1309,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket"]::text[];
-  v_definition constant text := '3ea3a18d307ddc5b';
+  v_definition constant text := '52d96933b8dc4729';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1349,10 +1349,12 @@ begin
     return row('refused', 'no_such_hold')::"to_itself".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '3ea3a18d307ddc5b') then
     return row('refused', 'key_conflict')::"to_itself".result;
   end if;
   if not (("p_qty" is null) or ("p_qty" is not null)) then
@@ -1373,7 +1375,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"to_itself".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '3ea3a18d307ddc5b') then
       return row('done_before', null)::"to_itself".result;
     end if;
     return row('refused', 'key_conflict')::"to_itself".result;
@@ -1428,7 +1430,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket"]::text[];
-  v_definition constant text := '3ea3a18d307ddc5b';
+  v_definition constant text := '52d96933b8dc4729';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1463,10 +1465,12 @@ begin
     return row('refused', 'no_such_hold')::"to_itself".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '3ea3a18d307ddc5b') then
     return row('refused', 'key_conflict')::"to_itself".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1478,7 +1482,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"to_itself".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '3ea3a18d307ddc5b') then
       return row('done_before', null)::"to_itself".result;
     end if;
     return row('refused', 'key_conflict')::"to_itself".result;

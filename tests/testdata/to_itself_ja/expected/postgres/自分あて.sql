@@ -714,7 +714,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書"]::text[];
   v_content text := json_build_array("p_納品書", "p_場所", "p_数")::text;
-  v_definition constant text := '38b21a0c2bbd8ebb';
+  v_definition constant text := '26511cdd82c7462a';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -831,7 +831,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"自分あて".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '38b21a0c2bbd8ebb') then
       return row('done_before', null)::"自分あて".result;
     end if;
     return row('refused', 'key_conflict')::"自分あて".result;
@@ -912,7 +912,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_伝票"]::text[];
   v_content text := json_build_array("p_伝票", "p_元", "p_先", "p_数")::text;
-  v_definition constant text := 'c808401b3056af5f';
+  v_definition constant text := '575777c2a045cfb9';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1027,7 +1027,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"自分あて".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'c808401b3056af5f') then
       return row('done_before', null)::"自分あて".result;
     end if;
     return row('refused', 'key_conflict')::"自分あて".result;
@@ -1110,7 +1110,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_取り置き番号"]::text[];
   v_content text := json_build_array("p_取り置き番号", "p_元", "p_先", "p_数")::text;
-  v_definition constant text := 'b928db9a4b626d78';
+  v_definition constant text := 'd72ad980782e3a30';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1227,7 +1227,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"自分あて".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'b928db9a4b626d78') then
       return row('done_before', null)::"自分あて".result;
     end if;
     return row('refused', 'key_conflict')::"自分あて".result;
@@ -1309,7 +1309,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_取り置き番号"]::text[];
-  v_definition constant text := 'b928db9a4b626d78';
+  v_definition constant text := 'd72ad980782e3a30';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1349,10 +1349,12 @@ begin
     return row('refused', 'no_such_hold')::"自分あて".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'b928db9a4b626d78') then
     return row('refused', 'key_conflict')::"自分あて".result;
   end if;
   if not (("p_数" is null) or ("p_数" is not null)) then
@@ -1373,7 +1375,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"自分あて".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'b928db9a4b626d78') then
       return row('done_before', null)::"自分あて".result;
     end if;
     return row('refused', 'key_conflict')::"自分あて".result;
@@ -1428,7 +1430,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_取り置き番号"]::text[];
-  v_definition constant text := 'b928db9a4b626d78';
+  v_definition constant text := 'd72ad980782e3a30';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1463,10 +1465,12 @@ begin
     return row('refused', 'no_such_hold')::"自分あて".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'b928db9a4b626d78') then
     return row('refused', 'key_conflict')::"自分あて".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1478,7 +1482,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"自分あて".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'b928db9a4b626d78') then
       return row('done_before', null)::"自分あて".result;
     end if;
     return row('refused', 'key_conflict')::"自分あて".result;

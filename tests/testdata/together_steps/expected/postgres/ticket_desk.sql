@@ -714,7 +714,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_batch", "p_show"]::text[];
   v_content text := json_build_array("p_batch", "p_show", "p_qty")::text;
-  v_definition constant text := '5fd36778794cf4d0';
+  v_definition constant text := 'd4ae7b4606bb93d9';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -831,7 +831,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ticket_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '5fd36778794cf4d0') then
       return row('done_before', null)::"ticket_desk".result;
     end if;
     return row('refused', 'key_conflict')::"ticket_desk".result;
@@ -906,7 +906,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket", "p_show"]::text[];
   v_content text := json_build_array("p_ticket", "p_show", "p_qty")::text;
-  v_definition constant text := 'a4224eff459cd4b0';
+  v_definition constant text := '9ec98e1ad968b4ac';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1025,7 +1025,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"ticket_desk".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'a4224eff459cd4b0') then
       return row('done_before', null)::"ticket_desk".result;
     end if;
     return row('refused', 'key_conflict')::"ticket_desk".result;
@@ -1106,7 +1106,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket", "p_show"]::text[];
-  v_definition constant text := 'a4224eff459cd4b0';
+  v_definition constant text := '9ec98e1ad968b4ac';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1152,10 +1152,12 @@ begin
     return row('refused', 'no_such_hold')::"ticket_desk".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'a4224eff459cd4b0') then
     return row('refused', 'key_conflict')::"ticket_desk".result;
   end if;
   if not (("p_qty" is null) or ("p_qty" is not null)) then
@@ -1176,7 +1178,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"ticket_desk".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, 'a4224eff459cd4b0') then
       return row('done_before', null)::"ticket_desk".result;
     end if;
     return row('refused', 'key_conflict')::"ticket_desk".result;
@@ -1249,7 +1251,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket", "p_show"]::text[];
-  v_definition constant text := 'a4224eff459cd4b0';
+  v_definition constant text := '9ec98e1ad968b4ac';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1290,10 +1292,12 @@ begin
     return row('refused', 'no_such_hold')::"ticket_desk".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, 'a4224eff459cd4b0') then
     return row('refused', 'key_conflict')::"ticket_desk".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1305,7 +1309,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"ticket_desk".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, 'a4224eff459cd4b0') then
       return row('done_before', null)::"ticket_desk".result;
     end if;
     return row('refused', 'key_conflict')::"ticket_desk".result;

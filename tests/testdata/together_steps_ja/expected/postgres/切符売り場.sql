@@ -714,7 +714,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_回", "p_公演"]::text[];
   v_content text := json_build_array("p_回", "p_公演", "p_数")::text;
-  v_definition constant text := 'ed851bb019eccb75';
+  v_definition constant text := 'df26e464b3c0ec5d';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -831,7 +831,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"切符売り場".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'ed851bb019eccb75') then
       return row('done_before', null)::"切符売り場".result;
     end if;
     return row('refused', 'key_conflict')::"切符売り場".result;
@@ -906,7 +906,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_券", "p_公演"]::text[];
   v_content text := json_build_array("p_券", "p_公演", "p_数")::text;
-  v_definition constant text := '818795eec576e319';
+  v_definition constant text := 'b02b453e94be2bb5';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1025,7 +1025,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"切符売り場".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '818795eec576e319') then
       return row('done_before', null)::"切符売り場".result;
     end if;
     return row('refused', 'key_conflict')::"切符売り場".result;
@@ -1106,7 +1106,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_券", "p_公演"]::text[];
-  v_definition constant text := '818795eec576e319';
+  v_definition constant text := 'b02b453e94be2bb5';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1152,10 +1152,12 @@ begin
     return row('refused', 'no_such_hold')::"切符売り場".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '818795eec576e319') then
     return row('refused', 'key_conflict')::"切符売り場".result;
   end if;
   if not (("p_数" is null) or ("p_数" is not null)) then
@@ -1176,7 +1178,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"切符売り場".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '818795eec576e319') then
       return row('done_before', null)::"切符売り場".result;
     end if;
     return row('refused', 'key_conflict')::"切符売り場".result;
@@ -1249,7 +1251,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_券", "p_公演"]::text[];
-  v_definition constant text := '818795eec576e319';
+  v_definition constant text := 'b02b453e94be2bb5';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1290,10 +1292,12 @@ begin
     return row('refused', 'no_such_hold')::"切符売り場".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '818795eec576e319') then
     return row('refused', 'key_conflict')::"切符売り場".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1305,7 +1309,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"切符売り場".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '818795eec576e319') then
       return row('done_before', null)::"切符売り場".result;
     end if;
     return row('refused', 'key_conflict')::"切符売り場".result;

@@ -709,7 +709,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_batch", "p_bread"]::text[];
   v_content text := json_build_array("p_batch", "p_bread", "p_count")::text;
-  v_definition constant text := '7fc1712cfb28ccf4';
+  v_definition constant text := '3f77fe6584fcf53f';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -826,7 +826,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"bakery_shelves".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '7fc1712cfb28ccf4') then
       return row('done_before', null)::"bakery_shelves".result;
     end if;
     return row('refused', 'key_conflict')::"bakery_shelves".result;
@@ -907,7 +907,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_receipt", "p_bread"]::text[];
   v_content text := json_build_array("p_receipt", "p_bread", "p_count", "p_cashier")::text;
-  v_definition constant text := '1e7b9d6465f4e9f5';
+  v_definition constant text := '6b821d4589a26429';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1028,7 +1028,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"bakery_shelves".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '1e7b9d6465f4e9f5') then
       return row('done_before', null)::"bakery_shelves".result;
     end if;
     return row('refused', 'key_conflict')::"bakery_shelves".result;

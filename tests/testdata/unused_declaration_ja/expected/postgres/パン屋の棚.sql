@@ -709,7 +709,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_焼き番号", "p_パン"]::text[];
   v_content text := json_build_array("p_焼き番号", "p_パン", "p_数")::text;
-  v_definition constant text := 'dada284160ff076a';
+  v_definition constant text := '8f97d7db0e98553b';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -826,7 +826,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"パン屋の棚".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'dada284160ff076a') then
       return row('done_before', null)::"パン屋の棚".result;
     end if;
     return row('refused', 'key_conflict')::"パン屋の棚".result;
@@ -907,7 +907,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_レシート", "p_パン"]::text[];
   v_content text := json_build_array("p_レシート", "p_パン", "p_数", "p_担当者")::text;
-  v_definition constant text := 'e0b3d092b9c2ebde';
+  v_definition constant text := 'd729d7ac6556f2f3';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1028,7 +1028,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"パン屋の棚".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'e0b3d092b9c2ebde') then
       return row('done_before', null)::"パン屋の棚".result;
     end if;
     return row('refused', 'key_conflict')::"パン屋の棚".result;

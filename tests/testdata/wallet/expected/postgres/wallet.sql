@@ -715,7 +715,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_top_up_id"]::text[];
   v_content text := json_build_array("p_top_up_id", "p_member", "p_amount")::text;
-  v_definition constant text := '9cf5fb4ba195b279';
+  v_definition constant text := 'cdb4318615b54eb4';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -832,7 +832,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"wallet".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '9cf5fb4ba195b279') then
       return row('done_before', null)::"wallet".result;
     end if;
     return row('refused', 'key_conflict')::"wallet".result;
@@ -914,7 +914,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_remittance"]::text[];
   v_content text := json_build_array("p_remittance", "p_member", "p_amount")::text;
-  v_definition constant text := '5c0ff5deeaa8f3b1';
+  v_definition constant text := 'e55b0452e9651dd0';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1033,7 +1033,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"wallet".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, '5c0ff5deeaa8f3b1') then
       return row('done_before', null)::"wallet".result;
     end if;
     return row('refused', 'key_conflict')::"wallet".result;
@@ -1114,7 +1114,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_remittance"]::text[];
-  v_definition constant text := '5c0ff5deeaa8f3b1';
+  v_definition constant text := 'e55b0452e9651dd0';
   v_hold record;
   v_prev record;
   v_amounts bigint[];
@@ -1156,10 +1156,12 @@ begin
     return row('refused', 'no_such_hold')::"wallet".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '5c0ff5deeaa8f3b1') then
     return row('refused', 'key_conflict')::"wallet".result;
   end if;
   if not (("p_amount" is null) or ("p_amount" is not null)) then
@@ -1180,7 +1182,7 @@ begin
     if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
       return row('done', null)::"wallet".result;
     end if;
-    if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
+    if v_prev.content = v_amounts::text and v_prev.definition in (v_definition, '5c0ff5deeaa8f3b1') then
       return row('done_before', null)::"wallet".result;
     end if;
     return row('refused', 'key_conflict')::"wallet".result;
@@ -1253,7 +1255,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_remittance"]::text[];
-  v_definition constant text := '5c0ff5deeaa8f3b1';
+  v_definition constant text := 'e55b0452e9651dd0';
   v_hold record;
   v_prev record;
   v_ids uuid[];
@@ -1290,10 +1292,12 @@ begin
     return row('refused', 'no_such_hold')::"wallet".result;
   end if;
   -- A hold made under another definition of the transfer kind (its moves,
-  -- accounts, bounds or lifetime changed since) is not this book's to end:
-  -- its moves may not be the ones written here, and ending some of them
-  -- would leave the others held. It ends at its deadline, in full.
-  if v_hold.definition <> v_definition then
+  -- accounts or lifetime changed since) is not this book's to end: its
+  -- moves may not be the ones written here, and ending some of them would
+  -- leave the others held. It ends at its deadline, in full. A bound is
+  -- no part of the definition: a hold recorded with the hash of earlier
+  -- versions, which had the bounds in it, is this kind's all the same.
+  if v_hold.definition not in (v_definition, '5c0ff5deeaa8f3b1') then
     return row('refused', 'key_conflict')::"wallet".result;
   end if;
   if v_hold.state = 'posted' then
@@ -1305,7 +1309,7 @@ begin
     if v_prev.call_id = "p_call_id$" then
       return row('done', null)::"wallet".result;
     end if;
-    if v_prev.definition = v_definition then
+    if v_prev.definition in (v_definition, '5c0ff5deeaa8f3b1') then
       return row('done_before', null)::"wallet".result;
     end if;
     return row('refused', 'key_conflict')::"wallet".result;
@@ -1410,7 +1414,7 @@ security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_member", "p_amount")::text;
-  v_definition constant text := 'c7a7973a53b125cc';
+  v_definition constant text := 'a6b04f9414dd6bfb';
   v_prev record;
   v_missing boolean;
   v_keyed boolean;
@@ -1527,7 +1531,7 @@ begin
     end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"wallet".result;
-    elsif v_prev.content = v_content and v_prev.definition = v_definition then
+    elsif v_prev.content = v_content and v_prev.definition in (v_definition, 'c7a7973a53b125cc') then
       return row('done_before', null)::"wallet".result;
     end if;
     return row('refused', 'key_conflict')::"wallet".result;

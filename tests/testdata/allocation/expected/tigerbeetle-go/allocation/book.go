@@ -128,7 +128,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "sale", Definition: "3e1361a45bb8f296", Pending: false, Timeout: 0,
+			Name: "sale", Definition: "41f0fe8ed9b09b7c", Legacy: "3e1361a45bb8f296", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "shop", Amount: false}, {Name: "price", Amount: true}, {Name: "fee", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "payout", Definition: "ec716698ddb290be", Pending: false, Timeout: 0,
+			Name: "payout", Definition: "7016df943bd58007", Legacy: "ec716698ddb290be", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "payout_id", Amount: false}, {Name: "shop", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -128,7 +128,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "売上", Definition: "02cc9a515300006f", Pending: false, Timeout: 0,
+			Name: "売上", Definition: "6a478b00a71c9b62", Legacy: "02cc9a515300006f", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "店", Amount: false}, {Name: "代金", Amount: true}, {Name: "手数料", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "支払", Definition: "bc11265248d52a0d", Pending: false, Timeout: 0,
+			Name: "支払", Definition: "60909870f215f8b1", Legacy: "bc11265248d52a0d", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "支払番号", Amount: false}, {Name: "店", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

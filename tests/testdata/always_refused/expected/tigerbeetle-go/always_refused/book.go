@@ -124,7 +124,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "redeem", Definition: "3cf1e897057ad660", Pending: false, Timeout: 0,
+			Name: "redeem", Definition: "675b7fbbd7881396", Legacy: "3cf1e897057ad660", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "use", Amount: false}, {Name: "member", Amount: false}, {Name: "count", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

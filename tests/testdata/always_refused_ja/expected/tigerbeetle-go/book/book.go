@@ -124,7 +124,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "引き換え", Definition: "c242f1aec0fa7733", Pending: false, Timeout: 0,
+			Name: "引き換え", Definition: "743cebe2c7466040", Legacy: "c242f1aec0fa7733", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "利用", Amount: false}, {Name: "会員", Amount: false}, {Name: "枚数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "receive", Definition: "caf4af2f48670b33", Pending: false, Timeout: 0,
+			Name: "receive", Definition: "6294aa3da02828b0", Legacy: "caf4af2f48670b33", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "ship", Definition: "aff8d926a117ba48", Pending: false, Timeout: 0,
+			Name: "ship", Definition: "b7600f02e88d0588", Legacy: "aff8d926a117ba48", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -124,7 +124,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "buy_on_credit", Definition: "fbf4f5c316c279c7", Pending: false, Timeout: 0,
+			Name: "buy_on_credit", Definition: "084cc9bbc6935311", Legacy: "fbf4f5c316c279c7", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "receipt", Amount: false}, {Name: "member", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -124,7 +124,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "掛け買い", Definition: "48ab0f64bbbe7bdb", Pending: false, Timeout: 0,
+			Name: "掛け買い", Definition: "85edf1b71c856592", Legacy: "48ab0f64bbbe7bdb", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "レシート", Amount: false}, {Name: "組合員", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -138,7 +138,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "top_up", Definition: "e7835924ddd161b6", Pending: false, Timeout: 0,
+			Name: "top_up", Definition: "a7b48e2805351f0f", Legacy: "e7835924ddd161b6", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "receipt", Amount: false}, {Name: "member", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -146,7 +146,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "open_tour_day", Definition: "ac66a2bf25d9694b", Pending: false, Timeout: 0,
+			Name: "open_tour_day", Definition: "20639dccc581a26b", Legacy: "ac66a2bf25d9694b", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "tour", Amount: false}, {Name: "day", Amount: false}, {Name: "capacity", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -154,7 +154,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "book_seat", Definition: "5fb5529d2dae41b4", Pending: true, Timeout: 172800,
+			Name: "book_seat", Definition: "5a958d0e59bac1ca", Legacy: "5fb5529d2dae41b4", Pending: true, Timeout: 172800,
 			Params: []chobotb.Param{{Name: "booking", Amount: false}, {Name: "member", Amount: false}, {Name: "tour", Amount: false}, {Name: "day", Amount: false}, {Name: "price", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{4},
 			Moves: []chobotb.Move{
@@ -164,7 +164,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "group_hold", Definition: "ec443dc2cff46f13", Pending: true, Timeout: 0,
+			Name: "group_hold", Definition: "580a4296971cb98c", Legacy: "ec443dc2cff46f13", Pending: true, Timeout: 0,
 			Params: []chobotb.Param{{Name: "group", Amount: false}, {Name: "tour", Amount: false}, {Name: "day", Amount: false}, {Name: "count", Amount: true}},
 			Key:    []int{0, 1, 2}, PostAmounts: []int{3},
 			Moves: []chobotb.Move{
@@ -172,7 +172,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "pay_operator", Definition: "a0c0bfb27bfb5e25", Pending: false, Timeout: 0,
+			Name: "pay_operator", Definition: "9f1d765509391289", Legacy: "a0c0bfb27bfb5e25", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "statement", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{

@@ -138,7 +138,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "チャージ", Definition: "a69fff920ae715f3", Pending: false, Timeout: 0,
+			Name: "チャージ", Definition: "d5a13641066c80ce", Legacy: "a69fff920ae715f3", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "受付番号", Amount: false}, {Name: "会員", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -146,7 +146,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "催行日の設定", Definition: "86dc0619f1ee076d", Pending: false, Timeout: 0,
+			Name: "催行日の設定", Definition: "5ee4601e6518b33a", Legacy: "86dc0619f1ee076d", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "ツアー", Amount: false}, {Name: "day", Amount: false}, {Name: "定員", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -154,7 +154,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "座席予約", Definition: "af0b4a747040e41b", Pending: true, Timeout: 172800,
+			Name: "座席予約", Definition: "08d27ced1b952a05", Legacy: "af0b4a747040e41b", Pending: true, Timeout: 172800,
 			Params: []chobotb.Param{{Name: "予約番号", Amount: false}, {Name: "会員", Amount: false}, {Name: "ツアー", Amount: false}, {Name: "day", Amount: false}, {Name: "代金", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{4},
 			Moves: []chobotb.Move{
@@ -164,7 +164,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "団体の仮押さえ", Definition: "eb7649d7515402a0", Pending: true, Timeout: 0,
+			Name: "団体の仮押さえ", Definition: "27687cb9d7d34567", Legacy: "eb7649d7515402a0", Pending: true, Timeout: 0,
 			Params: []chobotb.Param{{Name: "団体", Amount: false}, {Name: "ツアー", Amount: false}, {Name: "day", Amount: false}, {Name: "席数", Amount: true}},
 			Key:    []int{0, 1, 2}, PostAmounts: []int{3},
 			Moves: []chobotb.Move{
@@ -172,7 +172,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "催行会社への支払", Definition: "58eb1dde9c1d9762", Pending: false, Timeout: 0,
+			Name: "催行会社への支払", Definition: "abb130ce78180d18", Legacy: "58eb1dde9c1d9762", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "明細", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{

@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "drop_off", Definition: "c222643f6a74ea0c", Pending: false, Timeout: 0,
+			Name: "drop_off", Definition: "555c15410f17aa4a", Legacy: "c222643f6a74ea0c", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "slip", Amount: false}, {Name: "site", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "pick_up", Definition: "413efd847cbccea5", Pending: true, Timeout: 86400,
+			Name: "pick_up", Definition: "eebd7c2fe9407225", Legacy: "413efd847cbccea5", Pending: true, Timeout: 86400,
 			Params: []chobotb.Param{{Name: "code", Amount: false}, {Name: "site", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

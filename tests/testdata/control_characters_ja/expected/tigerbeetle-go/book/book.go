@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "預け入れ", Definition: "495f1038040b315f", Pending: false, Timeout: 0,
+			Name: "預け入れ", Definition: "e906863c79d20534", Legacy: "495f1038040b315f", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "伝票", Amount: false}, {Name: "場所", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "受け取り", Definition: "852901b796b9c347", Pending: true, Timeout: 86400,
+			Name: "受け取り", Definition: "97818e0ce2e70a05", Legacy: "852901b796b9c347", Pending: true, Timeout: 86400,
 			Params: []chobotb.Param{{Name: "暗証", Amount: false}, {Name: "場所", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

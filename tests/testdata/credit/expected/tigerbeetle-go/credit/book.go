@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "authorize", Definition: "900a122b5ed283c4", Pending: true, Timeout: 604800,
+			Name: "authorize", Definition: "73582ef2c1f487f5", Legacy: "900a122b5ed283c4", Pending: true, Timeout: 604800,
 			Params: []chobotb.Param{{Name: "approval", Amount: false}, {Name: "member", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "repay", Definition: "21fe7877ccbd4051", Pending: false, Timeout: 0,
+			Name: "repay", Definition: "6f51eb11d491cc03", Legacy: "21fe7877ccbd4051", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "payment", Amount: false}, {Name: "member", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

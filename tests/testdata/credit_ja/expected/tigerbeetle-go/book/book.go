@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "与信利用", Definition: "fe684c2981213378", Pending: true, Timeout: 604800,
+			Name: "与信利用", Definition: "b0831f6f83813d47", Legacy: "fe684c2981213378", Pending: true, Timeout: 604800,
 			Params: []chobotb.Param{{Name: "承認番号", Amount: false}, {Name: "会員", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "返済", Definition: "b395055d395eefdb", Pending: false, Timeout: 0,
+			Name: "返済", Definition: "5aaad4c456594e80", Legacy: "b395055d395eefdb", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "入金番号", Amount: false}, {Name: "会員", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

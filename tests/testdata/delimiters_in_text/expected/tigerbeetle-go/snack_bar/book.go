@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "restock", Definition: "c1c7fbdd68697650", Pending: false, Timeout: 0,
+			Name: "restock", Definition: "22a01abb6c0fbc05", Legacy: "c1c7fbdd68697650", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "item", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "sell", Definition: "e16e78ce281cd9bb", Pending: true, Timeout: 600,
+			Name: "sell", Definition: "23e92c4d7736550c", Legacy: "e16e78ce281cd9bb", Pending: true, Timeout: 600,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "item", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

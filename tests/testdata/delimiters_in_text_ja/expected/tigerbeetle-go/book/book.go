@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "補充", Definition: "df8ab9ef7a290d94", Pending: false, Timeout: 0,
+			Name: "補充", Definition: "b984d380a71d4c3e", Legacy: "df8ab9ef7a290d94", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品", Amount: false}, {Name: "品", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "販売", Definition: "0af043a48035c836", Pending: true, Timeout: 600,
+			Name: "販売", Definition: "c0b7aee1b875e50c", Legacy: "0af043a48035c836", Pending: true, Timeout: 600,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "品", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

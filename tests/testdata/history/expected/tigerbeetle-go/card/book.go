@@ -128,7 +128,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "top_up", Definition: "5e4daf6517b2adab", Pending: false, Timeout: 0,
+			Name: "top_up", Definition: "d6c14188c4b37a66", Legacy: "5e4daf6517b2adab", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "top_up_id", Amount: false}, {Name: "card", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -136,7 +136,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "payment", Definition: "6524b523b5b8985d", Pending: true, Timeout: 1800,
+			Name: "payment", Definition: "f95c500e98a09a70", Legacy: "6524b523b5b8985d", Pending: true, Timeout: 1800,
 			Params: []chobotb.Param{{Name: "payment_id", Amount: false}, {Name: "card", Amount: false}, {Name: "price", Amount: true}, {Name: "fee", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{

@@ -128,7 +128,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "チャージ", Definition: "c20d45cf2545641b", Pending: false, Timeout: 0,
+			Name: "チャージ", Definition: "94c0072576a501c1", Legacy: "c20d45cf2545641b", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "チャージ番号", Amount: false}, {Name: "カード", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -136,7 +136,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "支払", Definition: "25457c2a0fd4d5c4", Pending: true, Timeout: 1800,
+			Name: "支払", Definition: "d27a6fe4fb4cc5eb", Legacy: "25457c2a0fd4d5c4", Pending: true, Timeout: 1800,
 			Params: []chobotb.Param{{Name: "支払番号", Amount: false}, {Name: "カード", Amount: false}, {Name: "代金", Amount: true}, {Name: "手数料額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{

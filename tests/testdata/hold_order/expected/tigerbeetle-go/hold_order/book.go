@@ -125,7 +125,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "settle", Definition: "d3deb361b8f8ed3b", Pending: true, Timeout: 86400,
+			Name: "settle", Definition: "14e92918d80b3bb2", Legacy: "d3deb361b8f8ed3b", Pending: true, Timeout: 86400,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "price", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{

@@ -125,7 +125,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "決済", Definition: "8071b911ad96f1b0", Pending: true, Timeout: 86400,
+			Name: "決済", Definition: "d0d91f565af2371a", Legacy: "8071b911ad96f1b0", Pending: true, Timeout: 86400,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "代金", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{

@@ -129,7 +129,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "receive", Definition: "0c3b826989825db8", Pending: false, Timeout: 0,
+			Name: "receive", Definition: "1423e88a064105f5", Legacy: "0c3b826989825db8", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "reserve", Definition: "104c4c1467cb4511", Pending: true, Timeout: 1800,
+			Name: "reserve", Definition: "097fde669e5bc589", Legacy: "104c4c1467cb4511", Pending: true, Timeout: 1800,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -145,7 +145,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "take_back", Definition: "67fdb5c02cb7d6a9", Pending: false, Timeout: 0,
+			Name: "take_back", Definition: "7d684c4bcd7d3733", Legacy: "67fdb5c02cb7d6a9", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "return_id", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

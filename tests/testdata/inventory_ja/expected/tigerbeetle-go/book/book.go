@@ -129,7 +129,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "入荷", Definition: "8a11a2a261b63637", Pending: false, Timeout: 0,
+			Name: "入荷", Definition: "35a1815656b72420", Legacy: "8a11a2a261b63637", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品書", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "引当", Definition: "da4ee2896381774b", Pending: true, Timeout: 1800,
+			Name: "引当", Definition: "e496ef53029ddfab", Legacy: "da4ee2896381774b", Pending: true, Timeout: 1800,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -145,7 +145,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "返品", Definition: "43f23f5d95d55a0f", Pending: false, Timeout: 0,
+			Name: "返品", Definition: "ef65d50c8cd1dc0b", Legacy: "43f23f5d95d55a0f", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "返品伝票", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

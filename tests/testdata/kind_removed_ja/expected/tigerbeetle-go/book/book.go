@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "入荷", Definition: "d4aa613b06963173", Pending: false, Timeout: 0,
+			Name: "入荷", Definition: "9c8d3874c17ce4fa", Legacy: "d4aa613b06963173", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品書", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "出荷", Definition: "c27342b7cf7c282f", Pending: false, Timeout: 0,
+			Name: "出荷", Definition: "9fbee720b7b53aee", Legacy: "c27342b7cf7c282f", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -130,7 +130,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "sale", Definition: "f92af60ed79f6d05", Pending: false, Timeout: 0,
+			Name: "sale", Definition: "0faa2f92886caeba", Legacy: "f92af60ed79f6d05", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "shop", Amount: false}, {Name: "proceeds", Amount: true}, {Name: "fee", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -139,7 +139,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "payout", Definition: "2e7bd2332ac66b2a", Pending: true, Timeout: 0,
+			Name: "payout", Definition: "21da998e553a7431", Legacy: "2e7bd2332ac66b2a", Pending: true, Timeout: 0,
 			Params: []chobotb.Param{{Name: "payout_id", Amount: false}, {Name: "shop", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -147,7 +147,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "refund", Definition: "d37da2328d97eee4", Pending: false, Timeout: 0,
+			Name: "refund", Definition: "9e125ddd5a70567f", Legacy: "d37da2328d97eee4", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "shop", Amount: false}, {Name: "proceeds", Amount: true}, {Name: "fee", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{

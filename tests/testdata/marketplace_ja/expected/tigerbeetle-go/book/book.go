@@ -130,7 +130,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "売上", Definition: "9ef730bf26537632", Pending: false, Timeout: 0,
+			Name: "売上", Definition: "ec2a1edad1308bd8", Legacy: "9ef730bf26537632", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "店", Amount: false}, {Name: "取り分", Amount: true}, {Name: "手数料", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -139,7 +139,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "振込", Definition: "1181586878e323ad", Pending: true, Timeout: 0,
+			Name: "振込", Definition: "e725fdd5112c1f2f", Legacy: "1181586878e323ad", Pending: true, Timeout: 0,
 			Params: []chobotb.Param{{Name: "振込番号", Amount: false}, {Name: "店", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -147,7 +147,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "返金", Definition: "e82e66b50a5ccb03", Pending: false, Timeout: 0,
+			Name: "返金", Definition: "29020c85f804b904", Legacy: "e82e66b50a5ccb03", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "店", Amount: false}, {Name: "取り分", Amount: true}, {Name: "手数料", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{

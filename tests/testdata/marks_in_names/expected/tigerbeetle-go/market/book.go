@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "receive", Definition: "e0f284dc960ce96c", Pending: false, Timeout: 0,
+			Name: "receive", Definition: "098c05dda1aa7d55", Legacy: "e0f284dc960ce96c", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "สินค้า", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "sell", Definition: "9b14c44427575a01", Pending: true, Timeout: 600,
+			Name: "sell", Definition: "087873fbb33be1b0", Legacy: "9b14c44427575a01", Pending: true, Timeout: 600,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "สินค้า", Amount: false}, {Name: "मूल्य", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "入荷", Definition: "fde818f04efafcec", Pending: false, Timeout: 0,
+			Name: "入荷", Definition: "f9667bb914d2a65d", Legacy: "fde818f04efafcec", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品", Amount: false}, {Name: "สินค้า", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "販売", Definition: "8fa4da0b3f01c692", Pending: true, Timeout: 600,
+			Name: "販売", Definition: "750e9b760c645070", Legacy: "8fa4da0b3f01c692", Pending: true, Timeout: 600,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "สินค้า", Amount: false}, {Name: "मूल्य", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -126,7 +126,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "load", Definition: "bf74307945ae9661", Pending: false, Timeout: 0,
+			Name: "load", Definition: "27bc746f8a0fc5ac", Legacy: "bf74307945ae9661", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "ref", Amount: false}, {Name: "member", Amount: false}, {Name: "n", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -134,7 +134,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "spend", Definition: "0e483308501df171", Pending: false, Timeout: 0,
+			Name: "spend", Definition: "db096a378af3fd17", Legacy: "0e483308501df171", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "ref", Amount: false}, {Name: "member", Amount: false}, {Name: "n", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -126,7 +126,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "入金", Definition: "280a0112ab80f1b8", Pending: false, Timeout: 0,
+			Name: "入金", Definition: "166b815d48ea0679", Legacy: "280a0112ab80f1b8", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "番号", Amount: false}, {Name: "会員", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -134,7 +134,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "利用", Definition: "0d887840a3cd7b63", Pending: false, Timeout: 0,
+			Name: "利用", Definition: "bafea79a63cc067d", Legacy: "0d887840a3cd7b63", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "番号", Amount: false}, {Name: "会員", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

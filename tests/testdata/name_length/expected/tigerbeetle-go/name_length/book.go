@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "receive", Definition: "0c3b826989825db8", Pending: false, Timeout: 0,
+			Name: "receive", Definition: "1423e88a064105f5", Legacy: "0c3b826989825db8", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "reserve_for_an_order_placed_by_a_wholesale_customer_overnight", Definition: "31f8ac1f010f6be3", Pending: true, Timeout: 1800,
+			Name: "reserve_for_an_order_placed_by_a_wholesale_customer_overnight", Definition: "7278dec108c330b1", Legacy: "31f8ac1f010f6be3", Pending: true, Timeout: 1800,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "入荷", Definition: "8a11a2a261b63637", Pending: false, Timeout: 0,
+			Name: "入荷", Definition: "35a1815656b72420", Legacy: "8a11a2a261b63637", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品書", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "卸売りのお客様から夜のあいだに届いた注文の引当", Definition: "80f87c6642caf226", Pending: true, Timeout: 1800,
+			Name: "卸売りのお客様から夜のあいだに届いた注文の引当", Definition: "e171afc968d12870", Legacy: "80f87c6642caf226", Pending: true, Timeout: 1800,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -124,7 +124,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "tip", Definition: "bf631c9016ebbec9", Pending: false, Timeout: 0,
+			Name: "tip", Definition: "279d92e1c2e3555d", Legacy: "bf631c9016ebbec9", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "bill", Amount: false}, {Name: "waiter", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -124,7 +124,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "チップ", Definition: "63254bfab32e972f", Pending: false, Timeout: 0,
+			Name: "チップ", Definition: "9db8b0680be1043c", Legacy: "63254bfab32e972f", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "伝票", Amount: false}, {Name: "給仕", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -125,7 +125,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "sale", Definition: "abce04f4c1aa6c5f", Pending: false, Timeout: 0,
+			Name: "sale", Definition: "cde8862a99e7c4e8", Legacy: "abce04f4c1aa6c5f", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "shop", Amount: false}, {Name: "price", Amount: true}, {Name: "fee", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{

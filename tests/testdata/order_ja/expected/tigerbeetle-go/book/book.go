@@ -125,7 +125,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "売上", Definition: "ef1b1dfea6572c26", Pending: false, Timeout: 0,
+			Name: "売上", Definition: "6e7605eeb7e8a0ef", Legacy: "ef1b1dfea6572c26", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "店", Amount: false}, {Name: "代金", Amount: true}, {Name: "手数料", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{

@@ -129,7 +129,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "grant", Definition: "171c9abe6ed64786", Pending: true, Timeout: 0,
+			Name: "grant", Definition: "98a2a96fbcd02efa", Legacy: "171c9abe6ed64786", Pending: true, Timeout: 0,
 			Params: []chobotb.Param{{Name: "purchase", Amount: false}, {Name: "member", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "redeem", Definition: "6b965e8cc73bb811", Pending: true, Timeout: 900,
+			Name: "redeem", Definition: "5cbc714c9905c536", Legacy: "6b965e8cc73bb811", Pending: true, Timeout: 900,
 			Params: []chobotb.Param{{Name: "checkout", Amount: false}, {Name: "member", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -145,7 +145,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "lapse", Definition: "effea12945041bee", Pending: false, Timeout: 0,
+			Name: "lapse", Definition: "87199c6aebc2b41b", Legacy: "effea12945041bee", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "batch", Amount: false}, {Name: "member", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -129,7 +129,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "付与", Definition: "d394f26307332e41", Pending: true, Timeout: 0,
+			Name: "付与", Definition: "d66c9e348da0c9eb", Legacy: "d394f26307332e41", Pending: true, Timeout: 0,
 			Params: []chobotb.Param{{Name: "購入", Amount: false}, {Name: "会員", Amount: false}, {Name: "点数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "利用", Definition: "dce6aa6125816e3f", Pending: true, Timeout: 900,
+			Name: "利用", Definition: "e35076c203ce66b7", Legacy: "dce6aa6125816e3f", Pending: true, Timeout: 900,
 			Params: []chobotb.Param{{Name: "会計", Amount: false}, {Name: "会員", Amount: false}, {Name: "点数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -145,7 +145,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "失効", Definition: "2a6660cd9355b68c", Pending: false, Timeout: 0,
+			Name: "失効", Definition: "65a7e254789c1890", Legacy: "2a6660cd9355b68c", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "処理", Amount: false}, {Name: "会員", Amount: false}, {Name: "点数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

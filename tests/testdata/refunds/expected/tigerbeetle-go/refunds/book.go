@@ -126,7 +126,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "sale", Definition: "50b01d659963c8c1", Pending: false, Timeout: 0,
+			Name: "sale", Definition: "1f570f24d98fb434", Legacy: "50b01d659963c8c1", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{
@@ -134,7 +134,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "refund", Definition: "eb7bab84c7c92267", Pending: true, Timeout: 604800,
+			Name: "refund", Definition: "a7424a0fb9cfa60f", Legacy: "eb7bab84c7c92267", Pending: true, Timeout: 604800,
 			Params: []chobotb.Param{{Name: "refund_id", Amount: false}, {Name: "order", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -126,7 +126,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "売上", Definition: "0c7343fd6e0be613", Pending: false, Timeout: 0,
+			Name: "売上", Definition: "a632632052078362", Legacy: "0c7343fd6e0be613", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{
@@ -134,7 +134,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "返金", Definition: "30d214c1bcef75e6", Pending: true, Timeout: 604800,
+			Name: "返金", Definition: "c0bf77a93a0d6713", Legacy: "30d214c1bcef75e6", Pending: true, Timeout: 604800,
 			Params: []chobotb.Param{{Name: "返金番号", Amount: false}, {Name: "注文", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

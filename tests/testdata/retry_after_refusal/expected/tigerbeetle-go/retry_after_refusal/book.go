@@ -140,7 +140,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "stock", Definition: "8cf67349e14d9cc3", Pending: false, Timeout: 0,
+			Name: "stock", Definition: "543dfed44bce60fa", Legacy: "8cf67349e14d9cc3", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -149,7 +149,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "restock_spare", Definition: "af8d0dbdde5109d7", Pending: false, Timeout: 0,
+			Name: "restock_spare", Definition: "93b60c26c53ad363", Legacy: "af8d0dbdde5109d7", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{
@@ -157,7 +157,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "ship", Definition: "ceb8eb411667eab7", Pending: false, Timeout: 0,
+			Name: "ship", Definition: "068179db330531ed", Legacy: "ceb8eb411667eab7", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}, {Name: "extra", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -166,7 +166,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "reserve", Definition: "c003fd79a6ce6f18", Pending: true, Timeout: 600,
+			Name: "reserve", Definition: "6a8e0995a6893937", Legacy: "c003fd79a6ce6f18", Pending: true, Timeout: 600,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}, {Name: "extra", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -175,7 +175,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "lend", Definition: "e45efc0b72448164", Pending: false, Timeout: 0,
+			Name: "lend", Definition: "e75a5e55be2b6d4f", Legacy: "e45efc0b72448164", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "loan", Amount: false}, {Name: "member", Amount: false}, {Name: "qty", Amount: true}, {Name: "extra", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -184,7 +184,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "park", Definition: "8c2ece049581832a", Pending: true, Timeout: 600,
+			Name: "park", Definition: "3510bece6410aa1c", Legacy: "8c2ece049581832a", Pending: true, Timeout: 600,
 			Params: []chobotb.Param{{Name: "ticket", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}, {Name: "extra", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -193,7 +193,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "clear_bin", Definition: "262b3dc2384f15a6", Pending: false, Timeout: 0,
+			Name: "clear_bin", Definition: "caa50eadfea67131", Legacy: "262b3dc2384f15a6", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "ticket", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -140,7 +140,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "入荷", Definition: "cab0af090021a79b", Pending: false, Timeout: 0,
+			Name: "入荷", Definition: "d3644b92e90bcb34", Legacy: "cab0af090021a79b", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品書", Amount: false}, {Name: "品番", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -149,7 +149,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "予備入荷", Definition: "04f40542af42dc71", Pending: false, Timeout: 0,
+			Name: "予備入荷", Definition: "95250b61122d52af", Legacy: "04f40542af42dc71", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品書", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{
@@ -157,7 +157,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "出荷", Definition: "bd08760cfafa61c2", Pending: false, Timeout: 0,
+			Name: "出荷", Definition: "602ac1711ff4b117", Legacy: "bd08760cfafa61c2", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "品番", Amount: false}, {Name: "数", Amount: true}, {Name: "追加", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -166,7 +166,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "引当", Definition: "0f9a13904904e8f0", Pending: true, Timeout: 600,
+			Name: "引当", Definition: "8e2f5ab06ad17e1f", Legacy: "0f9a13904904e8f0", Pending: true, Timeout: 600,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "品番", Amount: false}, {Name: "数", Amount: true}, {Name: "追加", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -175,7 +175,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "貸出", Definition: "842030105cbe7350", Pending: false, Timeout: 0,
+			Name: "貸出", Definition: "97ab0b4c9b4882c0", Legacy: "842030105cbe7350", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "貸出番号", Amount: false}, {Name: "会員", Amount: false}, {Name: "数", Amount: true}, {Name: "追加", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -184,7 +184,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "預け", Definition: "2588576ddc0a9df3", Pending: true, Timeout: 600,
+			Name: "預け", Definition: "ff864177b6b4829d", Legacy: "2588576ddc0a9df3", Pending: true, Timeout: 600,
 			Params: []chobotb.Param{{Name: "預り番号", Amount: false}, {Name: "品番", Amount: false}, {Name: "数", Amount: true}, {Name: "追加", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{
@@ -193,7 +193,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "片付け", Definition: "d65abe666d889d9c", Pending: false, Timeout: 0,
+			Name: "片付け", Definition: "c023fbf6d814aaf6", Legacy: "d65abe666d889d9c", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "預り番号", Amount: false}, {Name: "品番", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

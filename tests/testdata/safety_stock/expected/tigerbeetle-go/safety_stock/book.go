@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "receive_goods", Definition: "83dc55645714e0df", Pending: false, Timeout: 0,
+			Name: "receive_goods", Definition: "3649e34493370aba", Legacy: "83dc55645714e0df", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "allocate", Definition: "3a9b91fbb4d6a26d", Pending: true, Timeout: 3600,
+			Name: "allocate", Definition: "142fbc035675f97d", Legacy: "3a9b91fbb4d6a26d", Pending: true, Timeout: 3600,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

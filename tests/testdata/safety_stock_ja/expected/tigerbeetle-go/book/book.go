@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "入荷", Definition: "5d3bf8e0da428a60", Pending: false, Timeout: 0,
+			Name: "入荷", Definition: "35a1815656b72420", Legacy: "5d3bf8e0da428a60", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品書", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "引当", Definition: "c0e0da2ff68eb502", Pending: true, Timeout: 3600,
+			Name: "引当", Definition: "6133b6a955e46437", Legacy: "c0e0da2ff68eb502", Pending: true, Timeout: 3600,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

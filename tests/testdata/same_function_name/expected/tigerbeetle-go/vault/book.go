@@ -126,7 +126,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "balance", Definition: "77cb07f2bae4b8a4", Pending: false, Timeout: 0,
+			Name: "balance", Definition: "b1a924890e4dc387", Legacy: "77cb07f2bae4b8a4", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "ref", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{
@@ -134,7 +134,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "take", Definition: "8a0bfd20e2ff900c", Pending: false, Timeout: 0,
+			Name: "take", Definition: "1f55aeac3be5f7f1", Legacy: "8a0bfd20e2ff900c", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "ref", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{

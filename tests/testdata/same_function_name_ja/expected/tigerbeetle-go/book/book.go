@@ -126,7 +126,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "balance_預け", Definition: "d85fddf252cb798e", Pending: false, Timeout: 0,
+			Name: "balance_預け", Definition: "0fe69eff2cbb4f13", Legacy: "d85fddf252cb798e", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "番号", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{
@@ -134,7 +134,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "引き出し", Definition: "dbc19f004cbb53be", Pending: false, Timeout: 0,
+			Name: "引き出し", Definition: "bc38bcac1af89bbb", Legacy: "dbc19f004cbb53be", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "番号", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1},
 			Moves: []chobotb.Move{

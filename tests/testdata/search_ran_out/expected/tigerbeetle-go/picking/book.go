@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "fill", Definition: "88e0685f2edbf385", Pending: false, Timeout: 0,
+			Name: "fill", Definition: "086e6901431d5e6c", Legacy: "88e0685f2edbf385", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "id", Amount: false}},
 			Key:    []int{0}, PostAmounts: []int{},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "pick", Definition: "c9ce1c9c091f84b5", Pending: false, Timeout: 0,
+			Name: "pick", Definition: "40c665721aaa40f7", Legacy: "c9ce1c9c091f84b5", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "id", Amount: false}, {Name: "p", Amount: true}, {Name: "q", Amount: true}, {Name: "r", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1, 2, 3},
 			Moves: []chobotb.Move{

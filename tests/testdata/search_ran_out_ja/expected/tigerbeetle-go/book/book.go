@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "補充", Definition: "5e1e667ce79c13a0", Pending: false, Timeout: 0,
+			Name: "補充", Definition: "93ded08ca5a48bf3", Legacy: "5e1e667ce79c13a0", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "番号", Amount: false}},
 			Key:    []int{0}, PostAmounts: []int{},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "ピック", Definition: "b87bf31b59a89af7", Pending: false, Timeout: 0,
+			Name: "ピック", Definition: "1d90af72a2d2c0b1", Legacy: "b87bf31b59a89af7", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "番号", Amount: false}, {Name: "p", Amount: true}, {Name: "q", Amount: true}, {Name: "r", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{1, 2, 3},
 			Moves: []chobotb.Move{

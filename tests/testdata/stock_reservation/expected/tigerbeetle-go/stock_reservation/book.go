@@ -129,7 +129,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "restock", Definition: "e7a340a366bbd74e", Pending: false, Timeout: 0,
+			Name: "restock", Definition: "93f343047a041c1e", Legacy: "e7a340a366bbd74e", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "reserve_stock", Definition: "64572eac7fcf7fa1", Pending: true, Timeout: 1800,
+			Name: "reserve_stock", Definition: "9f11c15c0ea5e9b2", Legacy: "64572eac7fcf7fa1", Pending: true, Timeout: 1800,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -145,7 +145,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "give_back", Definition: "4615d5da9955a3e9", Pending: false, Timeout: 0,
+			Name: "give_back", Definition: "9363d7fa58605402", Legacy: "4615d5da9955a3e9", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "return_slip", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

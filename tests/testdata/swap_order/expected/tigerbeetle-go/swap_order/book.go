@@ -132,7 +132,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "receive", Definition: "45891fa049982d7e", Pending: false, Timeout: 0,
+			Name: "receive", Definition: "6294aa3da02828b0", Legacy: "45891fa049982d7e", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -140,7 +140,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "put_away", Definition: "b474f8ff5f3ec688", Pending: false, Timeout: 0,
+			Name: "put_away", Definition: "2d060222609023e3", Legacy: "b474f8ff5f3ec688", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -148,7 +148,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "sell", Definition: "84e28ba4fe0a6f2a", Pending: false, Timeout: 0,
+			Name: "sell", Definition: "e4642956918c10eb", Legacy: "84e28ba4fe0a6f2a", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "sku", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -156,7 +156,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "rotate", Definition: "e44f06c4c60ba686", Pending: false, Timeout: 0,
+			Name: "rotate", Definition: "dd61a54a4927a9fb", Legacy: "e44f06c4c60ba686", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "rotation", Amount: false}, {Name: "sku", Amount: false}, {Name: "old", Amount: true}, {Name: "fresh", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{

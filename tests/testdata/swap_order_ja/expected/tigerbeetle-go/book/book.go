@@ -132,7 +132,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "入荷", Definition: "da5bf6af6c700f40", Pending: false, Timeout: 0,
+			Name: "入荷", Definition: "9c8d3874c17ce4fa", Legacy: "da5bf6af6c700f40", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品書", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -140,7 +140,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "倉庫入れ", Definition: "83e34470964adf76", Pending: false, Timeout: 0,
+			Name: "倉庫入れ", Definition: "a8592d75eb689bf8", Legacy: "83e34470964adf76", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品書", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -148,7 +148,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "販売", Definition: "0d12b9282acb7686", Pending: false, Timeout: 0,
+			Name: "販売", Definition: "3a8da9577bd59f46", Legacy: "0d12b9282acb7686", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "sku", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -156,7 +156,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "入れ替え", Definition: "66e6133f04cf7c3a", Pending: false, Timeout: 0,
+			Name: "入れ替え", Definition: "a080ae1eb066a312", Legacy: "66e6133f04cf7c3a", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "入れ替え番号", Amount: false}, {Name: "sku", Amount: false}, {Name: "古い数", Amount: true}, {Name: "新しい数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2, 3},
 			Moves: []chobotb.Move{

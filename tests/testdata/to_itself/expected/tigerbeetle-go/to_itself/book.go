@@ -128,7 +128,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "stock_in", Definition: "69bcd08bf6a231bf", Pending: false, Timeout: 0,
+			Name: "stock_in", Definition: "7527720cd4253ebb", Legacy: "69bcd08bf6a231bf", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "delivery", Amount: false}, {Name: "place", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -136,7 +136,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "relocate", Definition: "761331b203f91949", Pending: false, Timeout: 0,
+			Name: "relocate", Definition: "2d92cc9e5b6e5ce3", Legacy: "761331b203f91949", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "slip", Amount: false}, {Name: "source", Amount: false}, {Name: "target", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{3},
 			Moves: []chobotb.Move{
@@ -144,7 +144,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "set_aside", Definition: "3ea3a18d307ddc5b", Pending: true, Timeout: 0,
+			Name: "set_aside", Definition: "52d96933b8dc4729", Legacy: "3ea3a18d307ddc5b", Pending: true, Timeout: 0,
 			Params: []chobotb.Param{{Name: "ticket", Amount: false}, {Name: "source", Amount: false}, {Name: "target", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{3},
 			Moves: []chobotb.Move{

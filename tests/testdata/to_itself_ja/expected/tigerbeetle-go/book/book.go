@@ -128,7 +128,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "入荷", Definition: "38b21a0c2bbd8ebb", Pending: false, Timeout: 0,
+			Name: "入荷", Definition: "26511cdd82c7462a", Legacy: "38b21a0c2bbd8ebb", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "納品書", Amount: false}, {Name: "場所", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -136,7 +136,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "移し替え", Definition: "c808401b3056af5f", Pending: false, Timeout: 0,
+			Name: "移し替え", Definition: "575777c2a045cfb9", Legacy: "c808401b3056af5f", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "伝票", Amount: false}, {Name: "元", Amount: false}, {Name: "先", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{3},
 			Moves: []chobotb.Move{
@@ -144,7 +144,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "取り置き", Definition: "b928db9a4b626d78", Pending: true, Timeout: 0,
+			Name: "取り置き", Definition: "d72ad980782e3a30", Legacy: "b928db9a4b626d78", Pending: true, Timeout: 0,
 			Params: []chobotb.Param{{Name: "取り置き番号", Amount: false}, {Name: "元", Amount: false}, {Name: "先", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{3},
 			Moves: []chobotb.Move{

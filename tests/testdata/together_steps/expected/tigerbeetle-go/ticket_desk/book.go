@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "release", Definition: "5fd36778794cf4d0", Pending: false, Timeout: 0,
+			Name: "release", Definition: "d4ae7b4606bb93d9", Legacy: "5fd36778794cf4d0", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "batch", Amount: false}, {Name: "show", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "booking", Definition: "a4224eff459cd4b0", Pending: true, Timeout: 900,
+			Name: "booking", Definition: "9ec98e1ad968b4ac", Legacy: "a4224eff459cd4b0", Pending: true, Timeout: 900,
 			Params: []chobotb.Param{{Name: "ticket", Amount: false}, {Name: "show", Amount: false}, {Name: "qty", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -127,7 +127,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "放出", Definition: "ed851bb019eccb75", Pending: false, Timeout: 0,
+			Name: "放出", Definition: "df26e464b3c0ec5d", Legacy: "ed851bb019eccb75", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "回", Amount: false}, {Name: "公演", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -135,7 +135,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "予約", Definition: "818795eec576e319", Pending: true, Timeout: 900,
+			Name: "予約", Definition: "b02b453e94be2bb5", Legacy: "818795eec576e319", Pending: true, Timeout: 900,
 			Params: []chobotb.Param{{Name: "券", Amount: false}, {Name: "公演", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

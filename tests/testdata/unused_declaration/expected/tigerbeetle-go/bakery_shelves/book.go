@@ -129,7 +129,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "bake", Definition: "7fc1712cfb28ccf4", Pending: false, Timeout: 0,
+			Name: "bake", Definition: "3f77fe6584fcf53f", Legacy: "7fc1712cfb28ccf4", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "batch", Amount: false}, {Name: "bread", Amount: false}, {Name: "count", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "sell", Definition: "1e7b9d6465f4e9f5", Pending: false, Timeout: 0,
+			Name: "sell", Definition: "6b821d4589a26429", Legacy: "1e7b9d6465f4e9f5", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "receipt", Amount: false}, {Name: "bread", Amount: false}, {Name: "count", Amount: true}, {Name: "cashier", Amount: false}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -129,7 +129,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "焼成", Definition: "dada284160ff076a", Pending: false, Timeout: 0,
+			Name: "焼成", Definition: "8f97d7db0e98553b", Legacy: "dada284160ff076a", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "焼き番号", Amount: false}, {Name: "パン", Amount: false}, {Name: "数", Amount: true}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "販売", Definition: "e0b3d092b9c2ebde", Pending: false, Timeout: 0,
+			Name: "販売", Definition: "d729d7ac6556f2f3", Legacy: "e0b3d092b9c2ebde", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "レシート", Amount: false}, {Name: "パン", Amount: false}, {Name: "数", Amount: true}, {Name: "担当者", Amount: false}},
 			Key:    []int{0, 1}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

@@ -129,7 +129,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "top_up", Definition: "9cf5fb4ba195b279", Pending: false, Timeout: 0,
+			Name: "top_up", Definition: "cdb4318615b54eb4", Legacy: "9cf5fb4ba195b279", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "top_up_id", Amount: false}, {Name: "member", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "incoming", Definition: "5c0ff5deeaa8f3b1", Pending: true, Timeout: 86400,
+			Name: "incoming", Definition: "e55b0452e9651dd0", Legacy: "5c0ff5deeaa8f3b1", Pending: true, Timeout: 86400,
 			Params: []chobotb.Param{{Name: "remittance", Amount: false}, {Name: "member", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -145,7 +145,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "pay", Definition: "c7a7973a53b125cc", Pending: false, Timeout: 0,
+			Name: "pay", Definition: "a6b04f9414dd6bfb", Legacy: "c7a7973a53b125cc", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "order", Amount: false}, {Name: "member", Amount: false}, {Name: "amount", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{

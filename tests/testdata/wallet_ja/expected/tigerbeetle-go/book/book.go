@@ -129,7 +129,7 @@ var definition = &chobotb.Def{
 	},
 	Transfers: []chobotb.TransferKind{
 		{
-			Name: "チャージ", Definition: "b0fd1ca2ee3aee9e", Pending: false, Timeout: 0,
+			Name: "チャージ", Definition: "155a74bd3ee13f16", Legacy: "b0fd1ca2ee3aee9e", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "チャージ番号", Amount: false}, {Name: "会員", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -137,7 +137,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "振込待ち", Definition: "7463541edcfebb0e", Pending: true, Timeout: 86400,
+			Name: "振込待ち", Definition: "280a51b92264b217", Legacy: "7463541edcfebb0e", Pending: true, Timeout: 86400,
 			Params: []chobotb.Param{{Name: "振込番号", Amount: false}, {Name: "会員", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
@@ -145,7 +145,7 @@ var definition = &chobotb.Def{
 			},
 		},
 		{
-			Name: "支払", Definition: "9da8e7996d174db1", Pending: false, Timeout: 0,
+			Name: "支払", Definition: "8ec1ce49b7d6689f", Legacy: "9da8e7996d174db1", Pending: false, Timeout: 0,
 			Params: []chobotb.Param{{Name: "注文", Amount: false}, {Name: "会員", Amount: false}, {Name: "額", Amount: true}},
 			Key:    []int{0}, PostAmounts: []int{2},
 			Moves: []chobotb.Move{
