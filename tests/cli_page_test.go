@@ -38,11 +38,16 @@ var cliPageText = map[string]struct {
 			"version that cannot be used, or an internal failure, with nothing on standard output. A scenario\n" +
 			"the conformance test cannot run is a scenario with errors, exit 1: on the test's copy of the book\n" +
 			"every hold lasts 3 seconds, and each pass must get a length there, in whole seconds, that expires\n" +
-			"exactly the holds it expires on the book ([formats.md](formats.md#what-a-scenario-may-hold)).",
+			"exactly the holds it expires on the book ([formats.md](formats.md#what-a-scenario-may-hold)).\n" +
+			"`chobo migrate` exits 0 when every account of the book keeps the book's bounds, 1 when some stand\n" +
+			"outside a narrowed bound (it names them, keeps their old bound and moves every other account), and\n" +
+			"2 when it cannot reach the cluster, is stopped, or TigerBeetle answers what it does not expect; a\n" +
+			"second run goes on from where the first stopped ([targets.md](targets.md#changing-a-bound)).",
 		env: "## Environment variables",
 		envBody: "| variable | read by | what it does |\n|---|---|---|\n" +
 			"| `CHOBO_LANG` | every command | the language of the text when `--lang` is not given: `ja`, or a locale name such as `ja_JP.UTF-8` or `ja-JP`, gives Japanese; any other value, or none, English |\n" +
 			"| `BUILD_WORKING_DIRECTORY` | every command, under `bazel run` | set by Bazel: file names on the command line are taken from that directory, where the command was typed |\n" +
+			"| `TB_ADDRESS` | `chobo migrate` | the replicas of the cluster when `--addresses` is not given, as `--addresses` takes them |\n" +
 			"| `CHOBO_TIGERBEETLE` | the tests and the conformance runner | the `tigerbeetle` server binary to run real replicas with; without it the tests that need one print a `SKIP:` line |\n" +
 			"| `CHOBO_PG_BIN` | the tests and the conformance runner | a directory holding `initdb`, `pg_ctl` and `postgres`; else the newest `/usr/lib/postgresql/*/bin`, else `initdb` on `PATH` |\n" +
 			"| `CHOBO_PG_VERSION` | the tests | `15` or `18`: run on the pinned build of that version that `tests/setup.sh` fetched |\n" +
@@ -64,11 +69,16 @@ var cliPageText = map[string]struct {
 			"誤り、読めないファイル、使えない前のバージョン、内部の異常で、このときは標準出力に何も出しません。\n" +
 			"突き合わせのテストで流せないシナリオも、エラーのあるシナリオとして 1 になります。テストが使う帳簿の写しでは\n" +
 			"仮押さえがどれも 3 秒で期限切れになり、経過のそれぞれに、帳簿でその経過が期限切れにする仮押さえを\n" +
-			"ちょうど期限切れにする長さを、秒単位で与えられなければなりません([formats.md](formats.md#what-a-scenario-may-hold))。",
+			"ちょうど期限切れにする長さを、秒単位で与えられなければなりません([formats.md](formats.md#what-a-scenario-may-hold))。\n" +
+			"`chobo migrate` は、帳簿のどの口座も帳簿の上下限に揃えば 0、狭めた上下限の外にある口座があれば 1\n" +
+			"(その口座を挙げ、元の上下限のまま残し、ほかの口座は動かします)、クラスターにつなげない、止められた、\n" +
+			"TigerBeetle が思わぬ答えを返したときは 2 です。もう一度実行すれば止まったところから続けます\n" +
+			"([targets.ja.md](targets.ja.md#上下限を変える))。",
 		env: "## 環境変数",
 		envBody: "| 変数 | 読むもの | はたらき |\n|---|---|---|\n" +
 			"| `CHOBO_LANG` | どのコマンドも | `--lang` がないときの出力の言語。`ja`、または `ja_JP.UTF-8` や `ja-JP` のようなロケール名なら日本語、ほかの値や空なら英語 |\n" +
 			"| `BUILD_WORKING_DIRECTORY` | `bazel run` で動かしたどのコマンドも | Bazel が入れる変数。コマンドラインのファイル名を、コマンドを打ったこのフォルダーから読みます |\n" +
+			"| `TB_ADDRESS` | `chobo migrate` | `--addresses` がないときのクラスターのレプリカ。書き方は `--addresses` と同じ |\n" +
 			"| `CHOBO_TIGERBEETLE` | テストと突き合わせのランナー | 本物のレプリカを動かす `tigerbeetle` のサーバーのバイナリ。なければ、それが要るテストは `SKIP:` の行を出します |\n" +
 			"| `CHOBO_PG_BIN` | テストと突き合わせのランナー | `initdb`、`pg_ctl`、`postgres` のあるフォルダー。なければいちばん新しい `/usr/lib/postgresql/*/bin`、その次に `PATH` の `initdb` |\n" +
 			"| `CHOBO_PG_VERSION` | テスト | `15` か `18`。`tests/setup.sh` が取ってきたそのバージョンの固定のビルドで動かします |\n" +

@@ -162,6 +162,9 @@ type vecTigerBeetle struct {
 	AccountFlags     map[string]uint16 `json:"account_flags"`
 	TransferFlags    map[string]uint16 `json:"transfer_flags"`
 	NeverID          string            `json:"never_id"`
+	// Unbounded is what a floor or room of an account made before its
+	// bound opens with, as a decimal string.
+	Unbounded string `json:"unbounded"`
 }
 
 func postgresConstants() vecPostgres {
@@ -185,6 +188,7 @@ func postgresConstants() vecPostgres {
 func tigerBeetleConstants() vecTigerBeetle {
 	return vecTigerBeetle{
 		MaxEvents:        chobotb.MaxEvents,
+		Unbounded:        decimal128(chobotb.Unbounded),
 		DefaultTimeoutMs: chobotb.DefaultTimeout.Milliseconds(),
 		AccountFlags: map[string]uint16{
 			"linked":                         chobotb.AccountLinked,

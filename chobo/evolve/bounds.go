@@ -80,7 +80,7 @@ func (c *comparer) boundChange(oa, na *book.Account, lower bool) {
 		diag.T(subject.En+" "+msg.En, msg.Ja),
 		notes,
 		diag.T("if this is the change meant, the book needs nothing more: deploy it as docs/targets.md says under \"Changing a bound\"",
-			"意図した変更なら、帳簿はこのままでかまいません。docs/targets.ja.md の「境界を変える」のとおりにデプロイしてください"))
+			"意図した変更なら、帳簿はこのままでかまいません。docs/targets.ja.md の「境界を変えるとき」のとおりにデプロイしてください"))
 }
 
 // flagged says whether an account with the lower bound b carries the flag

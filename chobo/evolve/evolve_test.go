@@ -334,7 +334,7 @@ func TestQuotesThePreviousVersion(t *testing.T) {
 		{d.Notes[2].Ja, "空きの勘定"},
 		{d.Message.Ja, "勘定の種類 `shelf` の上限が広がりました(`at most 100` → `at most 500`)"},
 		{d.Hint.En, "\"Changing a bound\""},
-		{d.Hint.Ja, "「境界を変える」"},
+		{d.Hint.Ja, "「境界を変えるとき」"},
 	} {
 		if !strings.Contains(w.text, w.want) {
 			t.Errorf("%q lacks %q", w.text, w.want)

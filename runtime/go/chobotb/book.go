@@ -22,11 +22,6 @@ const DefaultTimeout = 30 * time.Second
 // it was made.
 var ErrAccountChanged = errors.New("chobotb: an account exists in TigerBeetle with another definition: the book's account kinds changed")
 
-// ErrBoundChanged: the opening transfer of a floor or room account exists
-// with another amount, so a bound of the book changed since the account
-// was opened.
-var ErrBoundChanged = errors.New("chobotb: a floor or room account was opened with another amount: a bound of the book changed")
-
 // Book sends the calls of one book, for one tenant, through a Client.
 // It is safe for concurrent use. It remembers which accounts and openings
 // it has made, so each is sent once per Book.
@@ -85,23 +80,113 @@ func (b *Book) sendChain(ctx context.Context, chain []Event) ([]Status, error) {
 // ensure makes the accounts and openings of a plan that this Book has not
 // made yet: accounts first, then openings, in requests of at most
 // MaxEvents, apart from the chain.
+//
+// An opening puts into a floor or room the distance from zero to its
+// bound, which is right only for an account whose balance is zero: one
+// that existed before its floor or room (a bound added to its kind since
+// it was made) is opened with Unbounded instead, so that it keeps
+// answering by the bound it had, none, until `chobo migrate` moves its
+// floor or room onto the bound from its balance. An opening that exists
+// with another amount is fine: the floor or room keeps the bound it
+// holds until the migration reaches it.
 func (b *Book) ensure(ctx context.Context, p *Plan) error {
+	created := map[ids.ID]bool{}
 	err := makeOnce(ctx, b, p.Accounts, func(a Account) ids.ID { return a.ID },
 		func(ctx context.Context, as []Account) ([]Status, error) {
 			ctx, cancel := bounded(ctx)
 			defer cancel()
-			return b.c.CreateAccounts(ctx, as)
+			st, err := b.c.CreateAccounts(ctx, as)
+			for i, s := range st {
+				if s == Created && i < len(as) {
+					created[as[i].ID] = true
+				}
+			}
+			return st, err
 		}, ErrAccountChanged, "account")
 	if err != nil {
 		return err
 	}
-	return makeOnce(ctx, b, p.Openings, func(o Transfer) ids.ID { return o.ID },
-		b.createTransfers, ErrBoundChanged, "opening")
+	openings, err := b.openingsFor(ctx, p, created)
+	if err != nil {
+		return err
+	}
+	return makeOnce(ctx, b, openings, func(o Transfer) ids.ID { return o.ID },
+		b.createTransfers, nil, "opening")
 }
+
+// openingsFor is the plan's openings that this Book has not made, each
+// with the amount it opens with: the bound's distance from zero when its
+// account was made by this ensure or has nothing on it, else Unbounded.
+func (b *Book) openingsFor(ctx context.Context, p *Plan, created map[ids.ID]bool) ([]Transfer, error) {
+	owner := map[ids.ID]ids.ID{} // floor or room → its account
+	for _, a := range p.Accounts {
+		owner[a.ID] = a.UserData128
+	}
+	var todo []Transfer
+	var ask []ids.ID
+	asked := map[ids.ID]bool{}
+	b.mu.Lock()
+	for _, o := range p.Openings {
+		if b.made[o.ID] {
+			continue
+		}
+		todo = append(todo, o)
+		if acc := owner[o.CreditAccountID]; !created[acc] && !asked[acc] {
+			asked[acc] = true
+			ask = append(ask, acc)
+		}
+	}
+	b.mu.Unlock()
+	if len(ask) == 0 {
+		return todo, nil
+	}
+	found, err := lookupAccounts(ctx, b.c, ask)
+	if err != nil {
+		return nil, err
+	}
+	for i := range todo {
+		if a, ok := found[owner[todo[i].CreditAccountID]]; ok && !empty(a) {
+			todo[i].Amount = Unbounded
+		}
+	}
+	return todo, nil
+}
+
+// lookupAccounts looks the accounts of list up, MaxEvents at a time, by id.
+func lookupAccounts(ctx context.Context, c Client, list []ids.ID) (map[ids.ID]Account, error) {
+	found := make(map[ids.ID]Account, len(list))
+	for len(list) > 0 {
+		n := min(len(list), MaxEvents)
+		ctx, cancel := bounded(ctx)
+		as, err := c.LookupAccounts(ctx, list[:n])
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range as {
+			found[a.ID] = a
+		}
+		list = list[n:]
+	}
+	return found, nil
+}
+
+// empty reports whether nothing was ever posted or is held on an account.
+func empty(a Account) bool {
+	return a.DebitsPosted.IsZero() && a.CreditsPosted.IsZero() && a.DebitsPending.IsZero() && a.CreditsPending.IsZero()
+}
+
+// Unbounded is what a floor or room holds for a side that has no bound:
+// further than any balance of 64 bits can go. An account made before its
+// kind had the bound gets it until `chobo migrate` moves it onto the
+// bound, and an account whose kind lost the bound gets it from the
+// migration, so that a bound added again later starts from none.
+var Unbounded = U128{Hi: 1}
 
 // makeOnce creates the records of items that b has not made yet, through
 // create, MaxEvents at a time, and remembers them. A record that exists
-// already is fine; one that exists with other fields is changed.
+// already is fine. One that exists with other fields is changed, or, when
+// changed is nil (openings), fine when only its amount differs.
 func makeOnce[T any](ctx context.Context, b *Book, items []T, id func(T) ids.ID,
 	create func(context.Context, []T) ([]Status, error), changed error, what string) error {
 	b.mu.Lock()
@@ -124,7 +209,8 @@ func makeOnce[T any](ctx context.Context, b *Book, items []T, id func(T) ids.ID,
 		for i, s := range st {
 			switch {
 			case s == Created || s == Exists:
-			case s.ExistsWithDifferent():
+			case s == ExistsWithDifferentAmount && changed == nil:
+			case s.ExistsWithDifferent() && changed != nil:
 				return fmt.Errorf("%w (%s %s: %s)", changed, what, id(todo[i]).Hex(), s)
 			default:
 				return fmt.Errorf("chobotb: creating %s %s: TigerBeetle answered %s", what, id(todo[i]).Hex(), s)

@@ -745,18 +745,24 @@ func TestAccountChanged(t *testing.T) {
 	}
 }
 
-func TestBoundChanged(t *testing.T) {
+// A book whose bound differs from the one a floor or room was opened with
+// does not fail: the account answers by what its floor or room holds
+// until the migration moves it.
+func TestBoundChangedKeepsItsFloorAndRoom(t *testing.T) {
 	m := tbmodel.New()
 	b1 := chobotb.NewBook(m, testDef(), "tenant")
-	if r, err := b1.Call(ctx, kindOf("do", aSupplier, aCapped), "do", vals("r1", "x", "k", 3)); err != nil || r.Outcome != chobo.Done {
+	if r, err := b1.Call(ctx, kindOf("do", aSupplier, aCapped), "do", vals("r1", "x", "k", 6)); err != nil || r.Outcome != chobo.Done {
 		t.Fatal(r, err)
 	}
 	d2 := testDef()
 	d2.Accounts[aCapped].Upper.Value = 20
 	b2 := chobotb.NewBook(m, d2, "tenant")
-	r, err := b2.Call(ctx, kindOf("do", aSupplier, aCapped), "do", vals("r2", "x", "k", 3))
-	if !errors.Is(err, chobotb.ErrBoundChanged) {
-		t.Fatalf("%s, %v; want ErrBoundChanged", r, err)
+	// 6 + 5 is past the 10 the room holds, within the 20 of d2.
+	if r, err := b2.Call(ctx, kindOf("do", aSupplier, aCapped), "do", vals("r2", "x", "k", 5)); err != nil || r.String() != ref("full") {
+		t.Fatalf("%s, %v; want refused(full), by the bound the room holds", r, err)
+	}
+	if r, err := b2.Call(ctx, kindOf("do", aSupplier, aCapped), "do", vals("r3", "x", "k", 4)); err != nil || r.Outcome != chobo.Done {
+		t.Fatal(r, err)
 	}
 	// A lower bound below zero is a floor: the same.
 	if r, err := b1.Call(ctx, kindOf("do", aCredit, aCust), "do", vals("o1", "a", "c", 3)); err != nil || r.Outcome != chobo.Done {
@@ -765,12 +771,33 @@ func TestBoundChanged(t *testing.T) {
 	d3 := testDef()
 	d3.Accounts[aCredit].Lower.Value = -7
 	b3 := chobotb.NewBook(m, d3, "tenant")
-	if _, err := b3.Call(ctx, kindOf("do", aCredit, aCust), "do", vals("o2", "a", "c", 3)); !errors.Is(err, chobotb.ErrBoundChanged) {
-		t.Fatalf("%v; want ErrBoundChanged", err)
+	if r, err := b3.Call(ctx, kindOf("do", aCredit, aCust), "do", vals("o2", "a", "c", 3)); err != nil || r.String() != ref("over_limit") {
+		t.Fatalf("%s, %v; want refused(over_limit), by the floor's -5", r, err)
 	}
-	// The bound the room was opened with still holds: the new book's call was not sent.
-	if b, err := b1.Balance(ctx, aCapped, "k"); err != nil || b.Posted != 3 {
-		t.Fatal(b, err)
+	// A new account of the kind is opened by the bound of the book that
+	// makes it.
+	if r, err := b3.Call(ctx, kindOf("do", aCredit, aCust), "do", vals("o3", "new", "c", 7)); err != nil || r.Outcome != chobo.Done {
+		t.Fatal(r, err)
+	}
+}
+
+// An account made before its kind had a bound gets a floor or room that
+// answers by no bound, until the migration; one made after gets the bound.
+func TestBoundAddedOpensUnbounded(t *testing.T) {
+	m := tbmodel.New()
+	d1 := testDef()
+	b1 := chobotb.NewBook(m, d1, "")
+	if r, err := b1.Call(ctx, kindOf("do", aSupplier, aCust), "do", vals("r1", "x", "old", 8)); err != nil || r.Outcome != chobo.Done {
+		t.Fatal(r, err)
+	}
+	d2 := testDef()
+	d2.Accounts[aCust].Upper = bound(10, "cust_full")
+	b2 := chobotb.NewBook(m, d2, "")
+	if r, err := b2.Call(ctx, kindOf("do", aSupplier, aCust), "do", vals("r2", "x", "old", 5)); err != nil || r.Outcome != chobo.Done {
+		t.Fatalf("%s, %v; want done: the old account has no bound until migrated", r, err)
+	}
+	if r, err := b2.Call(ctx, kindOf("do", aSupplier, aCust), "do", vals("r3", "x", "new", 11)); err != nil || r.String() != ref("cust_full") {
+		t.Fatalf("%s, %v; want refused(cust_full): a new account has the bound", r, err)
 	}
 }
 

@@ -30,6 +30,7 @@ type vectors struct {
 		AccountFlags     map[string]uint16 `json:"account_flags"`
 		TransferFlags    map[string]uint16 `json:"transfer_flags"`
 		NeverID          string            `json:"never_id"`
+		Unbounded        string            `json:"unbounded"`
 	} `json:"tigerbeetle"`
 	Contents []struct {
 		Values []json.RawMessage `json:"values"`
@@ -268,6 +269,9 @@ func TestVectorConstants(t *testing.T) {
 	v := readVectors(t).TigerBeetle
 	if v.MaxEvents != chobotb.MaxEvents || v.DefaultTimeoutMs != chobotb.DefaultTimeout.Milliseconds() {
 		t.Errorf("the file has %d events per request and %d ms; the runtime %d and %v", v.MaxEvents, v.DefaultTimeoutMs, chobotb.MaxEvents, chobotb.DefaultTimeout)
+	}
+	if want := (chobotb.U128{Hi: 1}); chobotb.Unbounded != want || v.Unbounded != "18446744073709551616" {
+		t.Errorf("the file's unbounded opening is %s, the runtime's %s", v.Unbounded, chobotb.Unbounded)
 	}
 	if v.DefaultTimeoutMs != (30 * time.Second).Milliseconds() {
 		t.Errorf("the default timeout is %d ms", v.DefaultTimeoutMs)

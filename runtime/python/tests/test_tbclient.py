@@ -31,6 +31,7 @@ from chobo.tigerbeetle import (
     TRANSFER_LINKED,
     TRANSFER_POST_PENDING,
     TRANSFER_VOID_PENDING,
+    UNBOUNDED,
     Def,
     Value,
     definition_tag,
@@ -291,15 +292,25 @@ class _Cases:
                     self.assertIn(status, str(e))
                     self.assertEqual(self.ops(), ["create_accounts"], "no chain after a changed account")
 
-        def test_bound_changed(self) -> None:
+        def test_opening_of_another_amount(self) -> None:
             b = self.book(CELLS)
             self.s.transfer_statuses.append(first("exists_with_different_amount"))
-            e = self.fails(lambda: b.call(FUND, "do", ["f1", "alice", 1]), "CHOBO_BOUND_CHANGED")
-            self.assertIn("exists_with_different_amount", str(e))
-            self.assertEqual(self.ops(), ["create_accounts", "create_transfers"])
-            # The accounts were made; the openings were not, and go again.
             self.assertEqual(b.call(FUND, "do", ["f1", "alice", 1]), DONE)
-            self.assertEqual(self.ops(), ["create_transfers", "create_transfers"])
+            self.assertEqual(self.ops(), ["create_accounts", "create_transfers", "create_transfers"],
+                             "made by this call: no lookup")
+            self.assertEqual(b.call(FUND, "do", ["f2", "alice", 1]), DONE)
+            self.assertEqual(self.ops(), ["create_transfers"])
+
+        def test_account_made_before_its_floor_or_room(self) -> None:
+            self.s.account_statuses.append(every("exists"))
+            b = self.book(CELLS)
+            p = plan(CELLS, TENANT, FUND, "do", ["f1", "alice", 1])
+            owners = {a.user_data_128 for a in p.accounts if a.id in {o.credit_account_id for o in p.openings}}
+            self.s.found_accounts.append([tbc.Account(id=o, credits_posted=3) for o in owners])
+            self.assertEqual(b.call(FUND, "do", ["f1", "alice", 1]), DONE)
+            openings = [t for op, items in self.s.got if op == "create_transfers" for t in items][: len(p.openings)]
+            self.assertEqual(self.ops(), ["create_accounts", "lookup_accounts", "create_transfers", "create_transfers"])
+            self.assertTrue(openings and all(t.amount == UNBOUNDED for t in openings), openings)
 
         def test_making_fails_otherwise(self) -> None:
             self.s.account_statuses.append(first("ledger_must_not_be_zero"))

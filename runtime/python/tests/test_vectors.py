@@ -87,6 +87,7 @@ class ConstantsTest(unittest.TestCase):
             v["transfer_flags"],
         )
         self.assertEqual(ids.hex_id(ids.never_id()), v["never_id"])
+        self.assertEqual(tb.UNBOUNDED, int(v["unbounded"]))
 
     def test_postgres(self) -> None:
         v = VECTORS["postgres"]

@@ -5,7 +5,7 @@ import { ChoboError } from "../src/chobo.ts";
 import {
   type ChainEvent, type Def, type TigerBeetleAccount, type TigerBeetleClient, type TigerBeetleTransfer,
   TigerBeetleBook, accountStatus, balanceOf, content, definitionTag, finish, jsonString, lookups, plan, read, readStatus,
-  statusChain, tenantIdsOf, transferStatus,
+  statusChain, tenantIdsOf, transferStatus, UNBOUNDED,
 } from "../src/tigerbeetle.ts";
 import { neverId } from "../src/ids.ts";
 
@@ -214,6 +214,37 @@ test("an account of another definition stops the call", async () => {
   const exists = Number(CreateAccountStatus.exists_with_different_flags);
   const client: TigerBeetleClient = { ...fake().client, async createAccounts(as) { return as.map(() => ({ status: exists })); } };
   await assert.rejects(new TigerBeetleBook(client, def).call(0, "hold", ["A", 1n]), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_ACCOUNT_CHANGED");
+});
+
+test("an opening of another amount does not stop the call; an account made before its floor or room opens it unbounded", async () => {
+  const other = Number(CreateTransferStatus.exists_with_different_amount);
+  const existsAccount = Number(CreateAccountStatus.exists);
+  const base = fake();
+  const openings: TigerBeetleTransfer[] = [];
+  const used = { id: 0n, credits_posted: 3n, debits_posted: 0n, credits_pending: 0n, debits_pending: 0n } as TigerBeetleAccount;
+  const client: TigerBeetleClient = {
+    ...base.client,
+    // The accounts were there; the ones asked for have something on them.
+    async createAccounts(as) { return as.map(() => ({ status: existsAccount })); },
+    async lookupAccounts(ids) { base.sent.push(`lookup accounts ${ids.length}`); return ids.map((id) => ({ ...used, id })); },
+    async createTransfers(ts) {
+      if (ts.every((t) => t.pending_id === 0n && t.flags === 0)) {
+        openings.push(...ts);
+        return ts.map(() => ({ status: other }));
+      }
+      return base.client.createTransfers(ts);
+    },
+  };
+  assert.deepEqual(await new TigerBeetleBook(client, def).call(0, "hold", ["A", 1n]), { result: "done" });
+  assert.ok(openings.length > 0 && openings.every((o) => o.amount === UNBOUNDED), "every opening unbounded");
+  assert.ok(base.sent.some((x) => x.startsWith("lookup accounts")));
+  // Made by this call: opened by the bound, with no lookup.
+  const fresh = fake();
+  const sentOpenings: TigerBeetleTransfer[] = [];
+  const c2: TigerBeetleClient = { ...fresh.client, async createTransfers(ts) { if (ts.every((t) => t.flags === 0)) sentOpenings.push(...ts); return fresh.client.createTransfers(ts); } };
+  assert.deepEqual(await new TigerBeetleBook(c2, def).call(0, "hold", ["A", 1n]), { result: "done" });
+  assert.ok(sentOpenings.length > 0 && sentOpenings.every((o) => o.amount !== UNBOUNDED));
+  assert.ok(!fresh.sent.some((x) => x.startsWith("lookup accounts")));
 });
 
 test("a replica that never answers is a timeout", async () => {

@@ -6,7 +6,7 @@ import {
   BOUNDS_CHANGED, DEADLOCK_DETECTED, IN_FAILED_TRANSACTION, MAX_ATTEMPTS, SERIALIZATION_FAILURE, backoff, retryable,
 } from "../src/postgres.ts";
 import {
-  ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS, type ChainEvent, DEFAULT_TIMEOUT_MS, MAX_EVENTS, TRANSFER_LINKED,
+  ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS, type ChainEvent, DEFAULT_TIMEOUT_MS, MAX_EVENTS, TRANSFER_LINKED, UNBOUNDED,
   TRANSFER_PENDING, TRANSFER_POST_PENDING, TRANSFER_VOID_PENDING, type TigerBeetleAccount, type TigerBeetleTransfer,
   finish, lookups, plan, read, readStatus, statusChain, transferStatus,
 } from "../src/tigerbeetle.ts";
@@ -26,6 +26,7 @@ test("the constants are the Go implementation's", () => {
     tb.transfer_flags,
   );
   assert.equal(hex(neverId()), tb.never_id);
+  assert.equal(UNBOUNDED, BigInt(tb.unbounded));
   const pg = vectors.postgres;
   assert.equal(MAX_ATTEMPTS, pg.max_attempts);
   assert.ok(pg.backoff_ms.length >= 8);

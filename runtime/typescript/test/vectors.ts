@@ -94,6 +94,7 @@ export interface Vectors {
     account_flags: Record<string, number>;
     transfer_flags: Record<string, number>;
     never_id: string;
+    unbounded: string;
   };
   books: { case: string; def: VectorDef; calls: VectorCall[] }[];
   reads: { chain: { role: string; reason: string }[]; statuses: string[]; outcome?: string; reason?: string; error?: VectorReadError }[];

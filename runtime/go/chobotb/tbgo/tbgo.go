@@ -350,6 +350,27 @@ func (c *client) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]c
 	return transfersFromTB(found), nil
 }
 
+// QueryAccounts implements chobotb.AccountQuerier.
+func (c *client) QueryAccounts(ctx context.Context, f chobotb.AccountQuery) ([]chobotb.Account, error) {
+	filter := tb.QueryFilter{UserData128: IDToTB(f.UserData128), Ledger: f.Ledger, Code: f.Code,
+		TimestampMin: f.TimestampMin, TimestampMax: f.TimestampMax, Limit: f.Limit}
+	found, err := call(ctx, "query_accounts", 1, func() ([]tb.Account, error) { return c.c.QueryAccounts(filter) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]chobotb.Account, len(found))
+	for i, a := range found {
+		out[i] = AccountFromTB(a)
+	}
+	return out, nil
+}
+
+// QueryAccounts implements chobotb.AccountQuerier: a Conn queries as its
+// client does.
+func (c *Conn) QueryAccounts(ctx context.Context, f chobotb.AccountQuery) ([]chobotb.Account, error) {
+	return c.Client.(chobotb.AccountQuerier).QueryAccounts(ctx, f)
+}
+
 // transfersFromTB converts what a read of transfers answered.
 func transfersFromTB(found []tb.Transfer) []chobotb.Transfer {
 	out := make([]chobotb.Transfer, len(found))

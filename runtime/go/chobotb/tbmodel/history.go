@@ -73,3 +73,31 @@ func (m *Model) selectTransfers(ctx context.Context, limit uint32, lo, hi uint64
 	}
 	return out, nil
 }
+
+// QueryAccounts implements chobotb.AccountQuerier as query_accounts of
+// 0.17.9: the accounts whose fields equal every field of the filter that
+// is not 0, timestamps inclusive at both ends, oldest first, at most
+// Limit. Not recorded, as GetAccountTransfers.
+func (m *Model) QueryAccounts(ctx context.Context, f chobotb.AccountQuery) ([]chobotb.Account, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if f.Limit > maxRecords {
+		return nil, ErrTooMuchData
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []chobotb.Account
+	for _, a := range m.accounts {
+		if a.Timestamp >= f.TimestampMin && (f.TimestampMax == 0 || a.Timestamp <= f.TimestampMax) &&
+			(f.UserData128 == ids.ID{} || a.UserData128 == f.UserData128) &&
+			(f.Ledger == 0 || a.Ledger == f.Ledger) && (f.Code == 0 || a.Code == f.Code) {
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Timestamp < out[j].Timestamp })
+	if uint32(len(out)) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
+}

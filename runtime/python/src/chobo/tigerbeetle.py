@@ -46,6 +46,11 @@ MAX_EVENTS = 253
 """The events one request carries: what a --development replica of TigerBeetle 0.17.9 takes."""
 
 DEFAULT_TIMEOUT_MS = 30_000
+
+# What a floor or room holds for a side without a bound: further than any
+# balance of 64 bits goes. An account made before its kind had the bound is
+# opened with it, until `chobo migrate` moves it onto the bound.
+UNBOUNDED = 1 << 64
 """How long one request may take, in milliseconds, unless the book is given another figure."""
 
 # Flags, with TigerBeetle's bit values.

@@ -299,7 +299,6 @@ export type ChoboErrorCode =
   | "CHOBO_BAD_CALL" // PostgreSQL rejected the call as malformed (SQLSTATE class 22)
   | "CHOBO_BOUNDS_CHANGED" // an account keeps bounds other than the book's (CB001)
   | "CHOBO_ACCOUNT_CHANGED" // a TigerBeetle account exists with another definition
-  | "CHOBO_BOUND_CHANGED" // a floor or room account was opened with another amount
   | "CHOBO_BALANCE_OVERFLOW" // a TigerBeetle balance outside 64 bits
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
   | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
@@ -814,6 +813,13 @@ export function codeOf(book: string, category: "account" | "transfer" | "sink", 
 
 /** The events one request carries: what a --development replica of TigerBeetle 0.17.9 takes. */
 export const MAX_EVENTS = 253;
+
+/**
+ * What a floor or room holds for a side without a bound: further than any
+ * balance of 64 bits goes. An account made before its kind had the bound
+ * is opened with it, until `chobo migrate` moves it onto the bound.
+ */
+export const UNBOUNDED = 1n << 64n;
 
 /** How long one request may take, in milliseconds, unless the book is given another figure. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -1724,18 +1730,60 @@ export class TigerBeetleBook {
     return this.#createTransfers(chain.map((e) => e.transfer));
   }
 
-  /** ensure makes the accounts, then the openings, of a plan that this book has not made yet. */
+  /**
+   * ensure makes the accounts, then the openings, of a plan that this book
+   * has not made yet. An opening puts into a floor or room the distance
+   * from zero to its bound, right only for an account with nothing on it:
+   * one that existed before its floor or room (a bound added to its kind
+   * since) is opened with UNBOUNDED, so that it answers by the bound it had,
+   * none, until `chobo migrate` moves it. An opening that exists with
+   * another amount is fine: the floor or room keeps its bound until the
+   * migration reaches it.
+   */
   async #ensure(p: Plan): Promise<void> {
+    const created = new Set<bigint>();
     await this.#makeOnce(p.accounts, async (as) => {
       const res = await withTimeout(this.#client.createAccounts(as), this.#timeoutMs, "TigerBeetle create_accounts");
-      return res.map((r) => accountStatus(r.status));
+      const st = res.map((r) => accountStatus(r.status));
+      st.forEach((s, i) => {
+        if (s === "created" && i < as.length) {
+          created.add(as[i]!.id);
+        }
+      });
+      return st;
     }, "CHOBO_ACCOUNT_CHANGED", "an account exists in TigerBeetle with another definition: the book's account kinds changed", "account");
-    await this.#makeOnce(p.openings, async (ts) => (await this.#createTransfers(ts)).map(transferStatus),
-      "CHOBO_BOUND_CHANGED", "a floor or room account was opened with another amount: a bound of the book changed", "opening");
+    await this.#makeOnce(await this.#openingsFor(p, created), async (ts) => (await this.#createTransfers(ts)).map(transferStatus),
+      null, "", "opening");
+  }
+
+  /** openingsFor is the plan's openings not made yet, each with the amount it opens with. */
+  async #openingsFor(p: Plan, created: Set<bigint>): Promise<TigerBeetleTransfer[]> {
+    const owner = new Map<bigint, bigint>();
+    for (const a of p.accounts) {
+      owner.set(a.id, a.user_data_128);
+    }
+    const todo = p.openings.filter((o) => !this.#made.has(o.id)).map((o) => ({ ...o }));
+    const ask = [...new Set(todo.map((o) => owner.get(o.credit_account_id)!).filter((id) => !created.has(id)))];
+    const used = new Set<bigint>();
+    for (let start = 0; start < ask.length; start += MAX_EVENTS) {
+      const found = await withTimeout(this.#client.lookupAccounts(ask.slice(start, start + MAX_EVENTS)), this.#timeoutMs,
+        "TigerBeetle lookup_accounts");
+      for (const a of found) {
+        if (a.debits_posted !== 0n || a.credits_posted !== 0n || a.debits_pending !== 0n || a.credits_pending !== 0n) {
+          used.add(a.id);
+        }
+      }
+    }
+    for (const o of todo) {
+      if (used.has(owner.get(o.credit_account_id)!)) {
+        o.amount = UNBOUNDED;
+      }
+    }
+    return todo;
   }
 
   async #makeOnce<T extends { id: bigint }>(items: T[], create: (batch: T[]) => Promise<string[]>,
-    code: "CHOBO_ACCOUNT_CHANGED" | "CHOBO_BOUND_CHANGED", changed: string, what: string): Promise<void> {
+    code: "CHOBO_ACCOUNT_CHANGED" | null, changed: string, what: string): Promise<void> {
     let todo = items.filter((it) => !this.#made.has(it.id));
     while (todo.length > 0) {
       const batch = todo.slice(0, MAX_EVENTS);
@@ -1744,12 +1792,13 @@ export class TigerBeetleBook {
         throw new ChoboError("CHOBO_UNEXPECTED", `${st.length} statuses for ${batch.length} ${what}s`);
       }
       st.forEach((s, i) => {
-        if (s.startsWith("exists_with_different_")) {
+        if (s === "created" || s === "exists" || (code === null && s === "exists_with_different_amount")) {
+          return;
+        }
+        if (code !== null && s.startsWith("exists_with_different_")) {
           throw new ChoboError(code, `${changed} (${what} ${hex(batch[i]!.id)}: ${s})`);
         }
-        if (s !== "created" && s !== "exists") {
-          throw new ChoboError("CHOBO_UNEXPECTED", `creating ${what} ${hex(batch[i]!.id)}: TigerBeetle answered ${s}`);
-        }
+        throw new ChoboError("CHOBO_UNEXPECTED", `creating ${what} ${hex(batch[i]!.id)}: TigerBeetle answered ${s}`);
       });
       for (const it of batch) {
         this.#made.add(it.id);

@@ -1712,7 +1712,6 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BAD_CALL",  # PostgreSQL rejected the call as malformed (SQLSTATE class 22)
     "CHOBO_BOUNDS_CHANGED",  # an account keeps bounds other than the book's (CB001)
     "CHOBO_ACCOUNT_CHANGED",  # a TigerBeetle account exists with another definition
-    "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
     "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
@@ -2104,7 +2103,7 @@ DEADLOCK_DETECTED = "40P01"
 IN_FAILED_TRANSACTION = "25P02"
 """The caller's transaction failed earlier; the first error is the telling one."""
 BOUNDS_CHANGED = "CB001"
-"""chobo's own: an account's row keeps bounds other than the book's."""
+"""chobo's own: an account made outside met a book in which its kind has bounds."""
 
 
 def retryable(code: str) -> bool:

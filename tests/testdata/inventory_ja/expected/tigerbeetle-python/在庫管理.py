@@ -921,7 +921,6 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BAD_CALL",  # PostgreSQL rejected the call as malformed (SQLSTATE class 22)
     "CHOBO_BOUNDS_CHANGED",  # an account keeps bounds other than the book's (CB001)
     "CHOBO_ACCOUNT_CHANGED",  # a TigerBeetle account exists with another definition
-    "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
     "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
@@ -1419,6 +1418,11 @@ MAX_EVENTS = 253
 """The events one request carries: what a --development replica of TigerBeetle 0.17.9 takes."""
 
 DEFAULT_TIMEOUT_MS = 30_000
+
+# What a floor or room holds for a side without a bound: further than any
+# balance of 64 bits goes. An account made before its kind had the bound is
+# opened with it, until `chobo migrate` moves it onto the bound.
+UNBOUNDED = 1 << 64
 """How long one request may take, in milliseconds, unless the book is given another figure."""
 
 # Flags, with TigerBeetle's bit values.
@@ -2368,35 +2372,55 @@ class _TbFlows:
 
     def _ensure_flow(self, p: Plan) -> _TbFlow[None]:
         """Makes the accounts, then the openings, of a plan that this book
-        has not made yet, in requests of at most MAX_EVENTS apart from the chain."""
+        has not made yet, in requests of at most MAX_EVENTS apart from the chain.
+
+        An opening puts into a floor or room the distance from zero to its
+        bound, right only for an account with nothing on it: one that existed
+        before its floor or room (a bound added to its kind since) is opened
+        with UNBOUNDED, so that it answers by the bound it had, none, until
+        `chobo migrate` moves it. An opening that exists with another amount
+        is fine: the floor or room keeps its bound until the migration
+        reaches it."""
         accounts = [a for a in p.accounts if a.id not in self._made]
+        created: set[int] = set()
         for i in range(0, len(accounts), MAX_EVENTS):
             batch = accounts[i : i + MAX_EVENTS]
             ans = yield Request("create_accounts", accounts=tuple(batch))
+            statuses = [account_status(s) for s in _tb_statuses(ans, len(batch), "accounts")]
+            created.update(a.id for a, s in zip(batch, statuses) if s == "created")
             self._made_once(
-                [account_status(s) for s in _tb_statuses(ans, len(batch), "accounts")], [a.id for a in batch],
+                statuses, [a.id for a in batch],
                 "CHOBO_ACCOUNT_CHANGED",
                 "an account exists in TigerBeetle with another definition: the book's account kinds changed", "account",
             )
+        owner = {a.id: a.user_data_128 for a in p.accounts}
         openings = [t for t in p.openings if t.id not in self._made]
+        ask = list(dict.fromkeys(owner[t.credit_account_id] for t in openings if owner[t.credit_account_id] not in created))
+        used: set[int] = set()
+        for i in range(0, len(ask), MAX_EVENTS):
+            ans = yield Request("lookup_accounts", ids=tuple(ask[i : i + MAX_EVENTS]))
+            used.update(a.id for a in ans.accounts
+                        if a.debits_posted or a.credits_posted or a.debits_pending or a.credits_pending)
+        openings = [replace(t, amount=UNBOUNDED) if owner[t.credit_account_id] in used else t for t in openings]
         for i in range(0, len(openings), MAX_EVENTS):
             batch_t = openings[i : i + MAX_EVENTS]
             ans = yield Request("create_transfers", transfers=tuple(batch_t))
             self._made_once(
                 [transfer_status(s) for s in _tb_statuses(ans, len(batch_t), "transfers")], [t.id for t in batch_t],
-                "CHOBO_BOUND_CHANGED",
-                "a floor or room account was opened with another amount: a bound of the book changed", "opening",
+                None, "", "opening",
             )
 
     def _made_once(self, statuses: list[str], made: list[int],
-                   code: Literal["CHOBO_ACCOUNT_CHANGED", "CHOBO_BOUND_CHANGED"], changed: str, what: str) -> None:
+                   code: Literal["CHOBO_ACCOUNT_CHANGED"] | None, changed: str, what: str) -> None:
         """Remembers a batch as made when every record was created or was
-        there already; one there with other fields means the book changed."""
+        there already. One there with other fields means the book changed;
+        for an opening (code None), another amount is its bound, kept."""
         for s, rid in zip(statuses, made):
-            if s.startswith("exists_with_different_"):
+            if s in ("created", "exists") or (code is None and s == "exists_with_different_amount"):
+                continue
+            if code is not None and s.startswith("exists_with_different_"):
                 raise ChoboError(code, f"{changed} ({what} {hex_id(rid)}: {s})")
-            if s not in ("created", "exists"):
-                raise ChoboError("CHOBO_UNEXPECTED", f"creating {what} {hex_id(rid)}: TigerBeetle answered {s}")
+            raise ChoboError("CHOBO_UNEXPECTED", f"creating {what} {hex_id(rid)}: TigerBeetle answered {s}")
         self._made.update(made)
 
     def _send_chain_flow(self, chain: Sequence[ChainEvent]) -> _TbFlow[list[int]]:

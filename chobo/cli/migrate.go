@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"os/signal"
+	"strings"
+
+	tigerbeetle "github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+)
+
+// dialTigerBeetle connects to a cluster for `chobo migrate`. It is the
+// official client where chobo was built with cgo (migrate_cgo.go); tests
+// put the model here.
+var dialTigerBeetle func(cluster chobotb.U128, addresses []string) (chobotb.MigrateClient, func(), error)
+
+// CanMigrate reports whether this chobo can reach a TigerBeetle cluster:
+// it was built with cgo, which TigerBeetle's official client needs, and
+// with that client.
+func CanMigrate() bool { return dialTigerBeetle != nil }
+
+// migrateContext is what a migration runs under: cancelled by an
+// interrupt, so that a run stopped by the user says where it stopped.
+var migrateContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
+func runMigrate(inv *Invocation) int {
+	env := inv.Env
+	name := inv.Args[0]
+	b, code := loadBook(inv, name)
+	if b == nil {
+		return code
+	}
+	addrs := inv.Flags["addresses"]
+	if addrs == "" && env.Getenv != nil {
+		addrs = env.Getenv("TB_ADDRESS")
+	}
+	if addrs == "" {
+		usageError(env, inv.Cmd, inv.Lang, diag.T("--addresses is required (or TB_ADDRESS)", "--addresses が要ります(または TB_ADDRESS)"))
+		return ExitUsage
+	}
+	var list []string
+	for _, a := range strings.Split(addrs, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			list = append(list, a)
+		}
+	}
+	cluster := chobotb.U128{}
+	if s, ok := inv.Flags["cluster"]; ok {
+		v, ok := new(big.Int).SetString(s, 10)
+		if !ok || v.Sign() < 0 || v.BitLen() > 128 {
+			usageError(env, inv.Cmd, inv.Lang, diag.T(
+				fmt.Sprintf("--cluster %q is not a cluster id: a whole number from 0 to 2^128-1", s),
+				fmt.Sprintf("--cluster %q はクラスター ID ではありません(0 から 2^128-1 までの整数)", s)))
+			return ExitUsage
+		}
+		lo := new(big.Int).And(v, new(big.Int).SetUint64(^uint64(0)))
+		cluster = chobotb.U128{Hi: new(big.Int).Rsh(v, 64).Uint64(), Lo: lo.Uint64()}
+	}
+	if dialTigerBeetle == nil {
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			"chobo migrate: this chobo was built without TigerBeetle's client, which needs cgo (the chobo Bazel builds has none): build chobo with go build and cgo (CGO_ENABLED=1 and a C compiler) to migrate",
+			"chobo migrate: この chobo は TigerBeetle のクライアントなしでビルドされています(クライアントには cgo が要り、Bazel がビルドする chobo にはありません)。移行するには go build で cgo あり(CGO_ENABLED=1 と C コンパイラ)で chobo をビルドしてください").In(inv.Lang))
+		return ExitUsage
+	}
+	c, closeClient, err := dialTigerBeetle(cluster, list)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("chobo migrate: cannot connect to TigerBeetle at %s: %v", strings.Join(list, ","), err),
+			fmt.Sprintf("chobo migrate: %s の TigerBeetle につなげません: %v", strings.Join(list, ","), err)).In(inv.Lang))
+		return ExitUsage
+	}
+	defer closeClient()
+	ctx, cancel := migrateContext()
+	defer cancel()
+	tenants := inv.Lists["tenant"]
+	progress := func(p chobotb.MigrateProgress) {
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("chobo migrate: %d accounts seen, %d floors and rooms moved, %d requests", p.Seen, p.Changed, p.Requests),
+			fmt.Sprintf("chobo migrate: 口座 %d 件を読み、フロアとルーム %d 件を動かし、リクエスト %d 回", p.Seen, p.Changed, p.Requests)).In(inv.Lang))
+	}
+	r, err := chobotb.Migrate(ctx, c, tigerbeetle.Def(b), chobotb.MigrateOptions{Version: b.Version, Tenants: tenants, Progress: progress})
+	progress(r.MigrateProgress)
+	switch {
+	case err == nil:
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("chobo migrate: every account of %s v%d keeps the book's bounds", b.Name, b.Version),
+			fmt.Sprintf("chobo migrate: %s v%d の口座はどれも帳簿の上下限に揃いました", b.Name, b.Version)).In(inv.Lang))
+		return ExitOK
+	case errors.Is(err, chobotb.ErrLeft):
+		outside, held := 0, 0
+		for _, o := range r.Left {
+			fmt.Fprintf(env.Stderr, "chobo migrate: %s\n", o)
+			if o.HeldBefore {
+				held++
+			} else {
+				outside++
+			}
+		}
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("chobo migrate: %d accounts stand outside the narrowed bound and %d have holds open from before the bound; they keep the bound they had, every other account was moved. Run chobo migrate again once they are back inside and those holds have ended, or widen the bound", outside, held),
+			fmt.Sprintf("chobo migrate: 口座 %d 件が狭めた上下限の外にあり、%d 件には上下限より前の仮押さえが残っています。これらは元の上下限のままで、ほかの口座は動かしました。内側に戻り、その仮押さえが終わってから、もう一度 chobo migrate を実行するか、上下限を広げてください", outside, held)).In(inv.Lang))
+		return ExitError
+	case ctx.Err() != nil:
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			"chobo migrate: stopped; every floor and room holds its old bound or its new one, and running chobo migrate again finishes the rest",
+			"chobo migrate: 止めました。フロアとルームはどれも元の上下限か新しい上下限のどちらかです。もう一度 chobo migrate を実行すれば残りを終えます").In(inv.Lang))
+		return ExitUsage
+	default:
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("chobo migrate: %v; running it again goes on from where it stopped", err),
+			fmt.Sprintf("chobo migrate: %v。もう一度実行すれば止まったところから続けます", err)).In(inv.Lang))
+		return ExitUsage
+	}
+}
