@@ -17,7 +17,9 @@ import (
 )
 
 // casesDir holds the test cases, one folder each: a book, optionally its
-// hand-written scenarios (scenarios.json), optionally the deployed version
+// hand-written scenarios (scenarios.json), optionally a scenario that
+// deploys new versions of the book (deploys.json, beside the versions it
+// names, which sit in a folder of their own), optionally the deployed version
 // it is compared with (against.book, or the `chobo api` JSON of one as
 // against.api.json: check then runs with --against), and under expected/
 // everything chobo writes for it. Adding a case is adding a folder; the
@@ -33,6 +35,7 @@ type testCase struct {
 	Dir       string
 	Book      string // the book's file name in Dir
 	Scenarios bool   // Dir has scenarios.json
+	Deploys   bool   // Dir has deploys.json
 	Against   string // the previous version's file name in Dir, or ""
 }
 
@@ -77,6 +80,8 @@ func cases(t *testing.T) []testCase {
 		}
 		_, err := os.Stat(filepath.Join(dir, "scenarios.json"))
 		c := testCase{Name: e.Name(), Dir: dir, Book: filepath.Base(books[0]), Scenarios: err == nil}
+		_, err = os.Stat(filepath.Join(dir, deploysFile))
+		c.Deploys = err == nil
 		for _, f := range againstFiles {
 			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 				if c.Against != "" {
@@ -145,6 +150,9 @@ func runCase(t *testing.T, c testCase) outputs {
 			cliOut(t, c, out, name, cli.ExitOK, append([]string{"run", c.Book, "--scenario", "scenarios.json"}, extra...)...)
 		}
 	}
+	if c.Deploys {
+		deployOutputs(t, c, out)
+	}
 	buildOutputs(t, c, out)
 	if c.Scenarios && out["build.postgres.txt"] == nil {
 		for _, f := range []struct{ name, format string }{{"show.postgres.txt", "text"}, {"show.postgres.json", "json"}} {
@@ -166,6 +174,32 @@ func runCase(t *testing.T, c testCase) outputs {
 		}
 	}
 	return out
+}
+
+// deploysFile is a case's scenario with deploy steps. It stands apart
+// from scenarios.json, which every backend's conformance test runs: a
+// deployment there is no call a client makes.
+const deploysFile = "deploys.json"
+
+// deployOutputs is `chobo run` of the case's deploys.json, whose
+// expectations hold (exit 0), in English, Japanese and JSON; what cannot
+// show a deployment, --show and the page, refuses it in words that say
+// so, with exit 1 and nothing written.
+func deployOutputs(t *testing.T, c testCase, out outputs) {
+	t.Helper()
+	for name, extra := range map[string][]string{"deploys.runs.txt": nil, "deploys.runs.ja.txt": {"--lang", "ja"}, "deploys.runs.json": {"--format", "json"}} {
+		cliOut(t, c, out, name, cli.ExitOK, append([]string{"run", c.Book, "--scenario", deploysFile}, extra...)...)
+	}
+	for _, args := range [][]string{
+		{"run", c.Book, "--scenario", deploysFile, "--show", "postgres"},
+		{"run", c.Book, "--scenario", deploysFile, "--show", "tigerbeetle"},
+		{"doc", c.Book, "--scenario", deploysFile},
+	} {
+		stdout, stderr, code := run(c.Dir, nil, args...)
+		if code != cli.ExitError || stdout != "" || !strings.Contains(stderr, "this command runs no deploy steps") {
+			t.Errorf("chobo %s: exit %d, %d bytes written, %q; want exit 1, nothing written and the deploy step refused", strings.Join(args, " "), code, len(stdout), stderr)
+		}
+	}
 }
 
 // cliOut runs chobo in the case's folder and keeps what it prints on

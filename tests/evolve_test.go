@@ -99,10 +99,12 @@ func TestDiffBase(t *testing.T) {
 	write(t, filepath.Join(dir, "books", "在庫", "棚.book"), deployedBook)
 	git("add", ".")
 	git("commit", "-q", "-m", "v1")
-	raised := strings.Replace(deployedBook, "at most 100", "at most 500", 1)
-	write(t, filepath.Join(dir, "books", "shop.book"), raised)
+	// A lower bound across 0 is one change of a bound the accounts
+	// already made cannot take (E050).
+	crossed := strings.Replace(deployedBook, "at least 0", "at least -5", 1)
+	write(t, filepath.Join(dir, "books", "shop.book"), crossed)
 	write(t, filepath.Join(dir, "books", "在庫", "棚.book"), strings.Replace(deployedBook, "transfer sell", "transfer sell_2", 1))
-	write(t, filepath.Join(dir, "books", "new.book"), raised)
+	write(t, filepath.Join(dir, "books", "new.book"), crossed)
 	write(t, filepath.Join(dir, "old.book"), deployedBook)
 	git("commit", "-q", "--allow-empty", "-m", "nothing")
 
@@ -114,12 +116,12 @@ func TestDiffBase(t *testing.T) {
 		stdout []string // substrings of stdout
 		stderr string
 	}{
-		{name: "a raised bound", dir: "", args: []string{"check", "books/shop.book", "--diff-base", "HEAD"}, code: 1,
-			stdout: []string{"error[E050]: books/shop.book:5:3: the account kind `shelf` changed its upper bound, `at most 100` → `at most 500`", "     5 |   at most 500 refused as shelf_full", "note: before: `account shelf(sku: string) : pcs` … `at most 100 refused as shelf_full`"}},
+		{name: "a lower bound across 0", dir: "", args: []string{"check", "books/shop.book", "--diff-base", "HEAD"}, code: 1,
+			stdout: []string{"error[E050]: books/shop.book:4:3: the account kind `shelf` changed its lower bound across 0, `at least 0` → `at least -5`", "     4 |   at least -5 refused as out_of_stock", "note: before: `account shelf(sku: string) : pcs` … `at least 0 refused as out_of_stock`"}},
 		{name: "in japanese", dir: "", args: []string{"check", "--lang", "ja", "books/shop.book", "--diff-base", "HEAD~1"}, code: 1,
-			stdout: []string{"エラー[E050]: books/shop.book:5:3: 勘定の種類 `shelf` の上限が変わりました(`at most 100` → `at most 500`)"}},
+			stdout: []string{"エラー[E050]: books/shop.book:4:3: 勘定の種類 `shelf` の下限が 0 をまたいで変わりました(`at least 0` → `at least -5`)"}},
 		{name: "run from the book's folder", dir: "books", args: []string{"check", "shop.book", "--diff-base", "HEAD"}, code: 1,
-			stdout: []string{"error[E050]: shop.book:5:3:"}},
+			stdout: []string{"error[E050]: shop.book:4:3:"}},
 		{name: "a folder and file named in Japanese", dir: "books/在庫", args: []string{"check", "棚.book", "--diff-base", "HEAD"}, code: 0,
 			stdout: []string{"warning[W107]: 棚.book:1:1: the transfer kind `sell` is gone from the book"}},
 		{name: "a book the revision lacks is new", dir: "books", args: []string{"check", "new.book", "--diff-base", "HEAD"}, code: 0,
@@ -137,7 +139,7 @@ func TestDiffBase(t *testing.T) {
 		{name: "both flags", dir: "", args: []string{"check", "books/shop.book", "--diff-base", "HEAD", "--against", "old.book"}, code: 2,
 			stderr: "give --against or --diff-base, not both"},
 		{name: "the same as --against the committed file", dir: "", args: []string{"check", "books/shop.book", "--against", "old.book"}, code: 1,
-			stdout: []string{"error[E050]: books/shop.book:5:3:"}},
+			stdout: []string{"error[E050]: books/shop.book:4:3:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -119,11 +120,21 @@ func TestTwinsRunAlike(t *testing.T) {
 			t.Errorf("only one of %s and %s has scenarios.json", tw.english.Name, tw.japanese.Name)
 			continue
 		}
+		if tw.english.Deploys != tw.japanese.Deploys {
+			t.Errorf("only one of %s and %s has %s", tw.english.Name, tw.japanese.Name, deploysFile)
+		} else if tw.english.Deploys {
+			t.Run(tw.english.Name+"/"+deploysFile, func(t *testing.T) {
+				en, ja := runShape(t, tw.english, deploysFile), runShape(t, tw.japanese, deploysFile)
+				if !slices.Equal(en, ja) {
+					t.Errorf("%s runs differently:\n%s: %s\n%s: %s", deploysFile, tw.english.Name, en, tw.japanese.Name, ja)
+				}
+			})
+		}
 		if !tw.english.Scenarios {
 			continue
 		}
 		t.Run(tw.english.Name, func(t *testing.T) {
-			en, ja := runShape(t, tw.english), runShape(t, tw.japanese)
+			en, ja := runShape(t, tw.english, "scenarios.json"), runShape(t, tw.japanese, "scenarios.json")
 			if len(en) != len(ja) {
 				t.Fatalf("%s has %d scenarios, %s has %d", tw.english.Name, len(en), tw.japanese.Name, len(ja))
 			}
@@ -136,38 +147,51 @@ func TestTwinsRunAlike(t *testing.T) {
 	}
 }
 
-// runShape runs a case's hand-written scenarios and writes each one's
+// runShape runs a case's hand-written scenarios (file: scenarios.json or
+// deploys.json) and writes each one's
 // outcomes without names, one string per scenario. An account is written
 // as the position of its kind and the numbers its argument values end in
 // (values are numbered by first appearance, `sku-2`, so twins number them
 // alike), a hold likewise by its transfer kind and key values; both are
 // sorted, since the interpreter lists them by name.
-func runShape(t *testing.T, c testCase) []string {
+func runShape(t *testing.T, c testCase, file string) []string {
 	t.Helper()
-	src, err := os.ReadFile(c.path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := check.Check(c.Book, src)
-	if res.Book == nil {
-		t.Fatalf("%s does not check", c.Name)
+	books := []string{c.path()}
+	if file == deploysFile {
+		// The versions it deploys bring reasons of their own.
+		more, _ := filepath.Glob(filepath.Join(c.Dir, "versions", "*.book"))
+		books = append(books, more...)
 	}
 	bounds := map[string]string{}
 	kinds := map[string]int{}
-	for i, a := range res.Book.Accounts {
-		kinds[a.Name] = i + 1
-		if a.Lower != nil {
-			bounds[a.Lower.Reason] = fmt.Sprintf("<lower bound of account kind %d>", i+1)
+	var res check.Result
+	for j, path := range books {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if a.Upper != nil {
-			bounds[a.Upper.Reason] = fmt.Sprintf("<upper bound of account kind %d>", i+1)
+		r := check.Check(filepath.Base(path), src)
+		if r.Book == nil {
+			t.Fatalf("%s does not check", path)
+		}
+		if j == 0 {
+			res = r
+		}
+		for i, a := range r.Book.Accounts {
+			kinds[a.Name] = i + 1
+			if a.Lower != nil {
+				bounds[a.Lower.Reason] = fmt.Sprintf("<lower bound of account kind %d>", i+1)
+			}
+			if a.Upper != nil {
+				bounds[a.Upper.Reason] = fmt.Sprintf("<upper bound of account kind %d>", i+1)
+			}
 		}
 	}
 	transfers := map[string]int{}
 	for i, tr := range res.Book.Transfers {
 		transfers[tr.Name] = i + 1
 	}
-	out, errOut, code := run(c.Dir, nil, "run", c.Book, "--scenario", "scenarios.json", "--format", "json")
+	out, errOut, code := run(c.Dir, nil, "run", c.Book, "--scenario", file, "--format", "json")
 	if code != 0 {
 		t.Fatalf("run %s: exit %d: %s", c.Name, code, errOut)
 	}

@@ -17,6 +17,19 @@ type RunScenario struct {
 	// Failures lists the expectations the run does not meet; left out
 	// when there are none.
 	Failures []string `json:"failures,omitempty"`
+	// Deploys lists the scenario's deploy steps, in step order; left
+	// out when it has none. The results of the calls after one are
+	// answers under the version it put in place.
+	Deploys []RunDeploy `json:"deploys,omitempty"`
+}
+
+// RunDeploy is one deploy step: the file it names and the version of the
+// book that file holds.
+type RunDeploy struct {
+	Step    int    `json:"step"` // 1-based
+	File    string `json:"file"`
+	Book    string `json:"book"`
+	Version int    `json:"version"`
 }
 
 // RunOutcome is one way a scenario can end.
@@ -111,6 +124,11 @@ func RunOf(file string, scs []scenario.Scenario, runs [][]scenario.Outcome) Run 
 	rep := Run{V: Version, File: file, Scenarios: []RunScenario{}}
 	for i, sc := range scs {
 		rs := RunScenario{Name: sc.Name, Outcomes: []RunOutcome{}, Failures: scenario.Failures(sc, runs[i])}
+		for j, st := range sc.Steps {
+			if d := st.Deploy; d != nil {
+				rs.Deploys = append(rs.Deploys, RunDeploy{Step: j + 1, File: d.File, Book: d.Book.Name, Version: d.Book.Version})
+			}
+		}
 		for _, o := range runs[i] {
 			ro := RunOutcomeOf(o)
 			ro.Reads = readsOf(sc, o)

@@ -8,6 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/chobo/show"
 )
 
 const cleanBook = `book shop v1
@@ -49,8 +56,24 @@ const brokenBook = "book shop v1\nunit pcs\naccount stock : pieces\n  at least 0
 func testEnv(env map[string]string) (Env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
 	files := map[string]string{"clean.book": cleanBook, "broken.book": brokenBook,
-		// The deployed version of clean.book, whose lower bound was 1.
-		"older.book": strings.Replace(cleanBook, "at least 0", "at least 1", 1),
+		// The deployed version of clean.book, whose lower bound was
+		// below 0: it cannot cross to 0.
+		"older.book": strings.Replace(cleanBook, "at least 0", "at least -1", 1),
+		// Versions a scenario deploys, beside it: one with an upper
+		// bound added, one whose lower bound crosses 0, another book.
+		"scen/v2.book": strings.Replace(strings.Replace(cleanBook, "book shop v1", "book shop v2", 1),
+			"  at least 0 refused as out_of_stock\n", "  at least 0 refused as out_of_stock\n  at most 3 refused as stock_full\n", 1),
+		"scen/cross.book": strings.Replace(cleanBook, "at least 0", "at least -5", 1),
+		"scen/other.book": strings.Replace(cleanBook, "book shop v1", "book store v2", 1),
+		"scen/deploy.json": `{"name": "deploy", "steps": [
+			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 5}},
+			{"deploy": "v2.book"},
+			{"op": "receive.do", "args": {"delivery": "d-2", "sku": "s-1", "qty": 1}, "expect": "refused: stock_full"},
+			{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 3}, "expect": "done"},
+			{"op": "receive.do", "args": {"delivery": "d-3", "sku": "s-1", "qty": 1}, "expect": "done"}]}`,
+		"scen/cross.json":   `{"name": "cross", "steps": [{"deploy": "cross.book"}]}`,
+		"scen/other.json":   `{"name": "other", "steps": [{"deploy": "other.book"}]}`,
+		"scen/missing.json": `{"name": "missing", "steps": [{"deploy": "v9.book"}]}`,
 		"race.json": `{"name": "race", "steps": [
 			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}},
 			{"together": [[{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 1}}],
@@ -199,8 +222,8 @@ func TestMain_exitCodes(t *testing.T) {
 		{name: "run output escapes a call", args: []string{"run", "clean.book", "--scenario", "escape.json"}, code: 0, stdout: `receive.do(delivery: \x1b[31mred, sku: s\u202e1, qty: 1)`},
 		{name: "run json keeps json escapes", args: []string{"run", "clean.book", "--scenario", "escape.json", "--format", "json"}, code: 0, stdout: "\"account\": \"stock(s\u202e1)\""},
 		{name: "explain escapes the code", args: []string{"explain", "\x1b[31m"}, code: 2, stderr: `no code \x1b[31m`},
-		{name: "against", args: []string{"check", "clean.book", "--against", "older.book"}, code: 1, stdout: "error[E050]: clean.book:4:3: the account kind `stock` changed its lower bound, `at least 1` → `at least 0`"},
-		{name: "against in japanese", args: []string{"check", "--lang", "ja", "clean.book", "--against", "older.book"}, code: 1, stdout: "エラー[E050]: clean.book:4:3: 勘定の種類 `stock` の下限が変わりました"},
+		{name: "against", args: []string{"check", "clean.book", "--against", "older.book"}, code: 1, stdout: "error[E050]: clean.book:4:3: the account kind `stock` changed its lower bound across 0, `at least -1` → `at least 0`"},
+		{name: "against in japanese", args: []string{"check", "--lang", "ja", "clean.book", "--against", "older.book"}, code: 1, stdout: "エラー[E050]: clean.book:4:3: 勘定の種類 `stock` の下限が 0 をまたいで変わりました"},
 		{name: "against as json", args: []string{"check", "--format", "json", "clean.book", "--against", "older.book"}, code: 1, stdout: `"code": "E050"`},
 		{name: "against itself", args: []string{"check", "clean.book", "--against", "clean.book"}, code: 0, stdout: "clean.book: ok"},
 		{name: "against takes one book", args: []string{"check", "clean.book", "older.book", "--against", "older.book"}, code: 2, stderr: "--against compares one book with one previous version; 2 books are given", noStdout: true},
@@ -209,6 +232,27 @@ func TestMain_exitCodes(t *testing.T) {
 		{name: "against a book with errors", args: []string{"check", "clean.book", "--against", "broken.book"}, code: 2, stderr: "chobo check: the previous version broken.book has 1 error, so it cannot be what is deployed and there is nothing to compare with; the first: broken.book:3:17: E002", noStdout: true},
 		{name: "a book with errors is not compared", args: []string{"check", "broken.book", "--against", "clean.book"}, code: 1, stdout: "error[E002]"},
 		{name: "against and diff-base", args: []string{"check", "clean.book", "--against", "older.book", "--diff-base", "HEAD"}, code: 2, stderr: "give --against or --diff-base, not both", noStdout: true},
+		{name: "run deploys", args: []string{"run", "clean.book", "--scenario", "scen/deploy.json"}, code: 0, stdout: "  2  deploy v2.book (shop v2)"},
+		{name: "run deploys in japanese", args: []string{"run", "clean.book", "--scenario", "scen/deploy.json", "--lang", "ja"}, code: 0, stdout: "  2  デプロイ v2.book(shop v2)"},
+		{name: "run deploys as json", args: []string{"run", "clean.book", "--scenario", "scen/deploy.json", "--format", "json"}, code: 0, stdout: `"deploys": [
+        {
+          "step": 2,
+          "file": "v2.book",
+          "book": "shop",
+          "version": 2
+        }`},
+		{name: "deploy across 0", args: []string{"run", "clean.book", "--scenario", "scen/cross.json"}, code: 1, noStdout: true,
+			stderr: "error[E050]: scen/cross.book:4:3: the account kind `stock` changed its lower bound across 0"},
+		{name: "deploy across 0 says why it stops", args: []string{"run", "clean.book", "--scenario", "scen/cross.json"}, code: 1, noStdout: true,
+			stderr: `chobo run: scen/cross.json: scenario 1: "cross": step 1: deploy "cross.book": scen/cross.book cannot follow shop v1: 1 error above`},
+		{name: "deploy of another book", args: []string{"run", "clean.book", "--scenario", "scen/other.json"}, code: 1, noStdout: true,
+			stderr: "scen/other.book holds the book store, not shop: a deploy step puts a new version of the same book in place"},
+		{name: "deploy of a file not there", args: []string{"run", "clean.book", "--scenario", "scen/missing.json"}, code: 1, noStdout: true,
+			stderr: "cannot read scen/v9.book"},
+		{name: "show refuses a deploy", args: []string{"run", "clean.book", "--scenario", "scen/deploy.json", "--show", "postgres"}, code: 1, noStdout: true,
+			stderr: "deploy \"v2.book\": this command runs no deploy steps; `chobo run` does, without --show"},
+		{name: "doc refuses a deploy", args: []string{"doc", "clean.book", "--scenario", "scen/deploy.json"}, code: 1, noStdout: true,
+			stderr: "deploy \"v2.book\": this command runs no deploy steps"},
 		{name: "explain all markdown", args: []string{"explain", "--all", "--format", "markdown"}, code: 0, stdout: "| code | severity | what |"},
 	}
 	for _, tt := range tests {
@@ -422,5 +466,30 @@ func TestBuildPackage(t *testing.T) {
 				t.Errorf("%s --package %s: %v", tc.target, tc.pkg, err)
 			}
 		}
+	}
+}
+
+// A scenario with a deploy step, however it was read, shows nothing of
+// what a client sends: the clients are built from one version.
+func TestShowRefusesADeployStep(t *testing.T) {
+	res := check.Check("clean.book", []byte(cleanBook))
+	if res.Book == nil {
+		t.Fatal(res.Diags)
+	}
+	same := func(cur *book.Book, file string) (*book.Book, error) { return cur, nil }
+	scs, err := scenario.ReadWith(res.Book, []byte(`{"name": "x", "steps": [{"deploy": "again.book"}]}`), same)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(res.Book, "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "step 1: a deploy step puts another version of the book in place"
+	if _, err := show.Steps(m, scs[0]); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("postgres: %v", err)
+	}
+	if _, err := show.TigerBeetleSteps(res.Book, tigerbeetle.Def(res.Book), scs[0], ""); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("tigerbeetle: %v", err)
 	}
 }

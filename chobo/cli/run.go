@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
@@ -11,6 +12,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/evolve"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/chobo/show"
 )
@@ -60,7 +62,13 @@ func runRun(inv *Invocation) int {
 		fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(cannotRead("run", path, err).In(inv.Lang)))
 		return ExitUsage
 	}
-	scs, err := scenario.Read(b, data)
+	// What a client sends is shown for one version of the book: with
+	// --show, a deploy step is refused as it is read.
+	var deploy scenario.Deployer
+	if _, ok := inv.Flags["show"]; !ok {
+		deploy = deployer(inv, path)
+	}
+	scs, err := scenario.ReadWith(b, data, deploy)
 	if err != nil {
 		scenarioError(inv, path, textOf(err))
 		return ExitError
@@ -104,6 +112,57 @@ func runRun(inv *Invocation) int {
 	}
 	return code
 }
+
+// deployer reads the version of the book a deploy step of the scenario
+// file at path names, from that file's folder, and lets it follow the
+// version in place only as a deployment could: the same book, without
+// errors of its own, and with nothing the comparison with the version
+// before it finds an error (E050, E051, E052). Those diagnostics go to
+// standard error as `chobo check` writes them.
+func deployer(inv *Invocation, path string) scenario.Deployer {
+	dir := filepath.Dir(path)
+	return func(cur *book.Book, file string) (*book.Book, error) {
+		name := filepath.Join(dir, filepath.FromSlash(file))
+		src, err := inv.Env.ReadFile(name)
+		if err != nil {
+			return nil, errorText(cannotRead("", name, err))
+		}
+		res := check.Errors(name, src)
+		if res.Book != nil {
+			if res.Book.Name != cur.Name {
+				return nil, errorText(diag.T(
+					fmt.Sprintf("%s holds the book %s, not %s: a deploy step puts a new version of the same book in place", name, res.Book.Name, cur.Name),
+					fmt.Sprintf("%s は帳簿 %s で、%s ではありません。deploy のステップで置けるのは、同じ帳簿の新しいバージョンです", name, res.Book.Name, cur.Name)))
+			}
+			res.Extend(src, evolve.Compare(evolve.FromBook(cur), res.Book))
+		}
+		if res.Book != nil {
+			return res.Book, nil
+		}
+		var bad diag.List
+		for _, d := range res.Diags {
+			if d.Severity == diag.Error {
+				bad = append(bad, d)
+				diag.WriteText(inv.Env.Stderr, d, inv.Lang)
+			}
+		}
+		errs := "1 error"
+		if len(bad) > 1 {
+			errs = fmt.Sprintf("%d errors", len(bad))
+		}
+		return nil, errorText(diag.T(
+			fmt.Sprintf("%s cannot follow %s v%d: %s above, from `chobo check` of it and its comparison with the version before", name, cur.Name, cur.Version, errs),
+			fmt.Sprintf("%s は %s v%d の次に置けません。エラーは上の %d 件で、その帳簿の `chobo check` と、前のバージョンとの比較によるものです", name, cur.Name, cur.Version, len(bad))))
+	}
+}
+
+// textError is an error that says itself in both languages.
+type textError struct{ t diag.Text }
+
+func (e *textError) Error() string   { return e.t.En }
+func (e *textError) Text() diag.Text { return e.t }
+
+func errorText(t diag.Text) error { return &textError{t} }
 
 // scenarioError says why a scenario file cannot be read or run.
 func scenarioError(inv *Invocation, path string, msg diag.Text) {

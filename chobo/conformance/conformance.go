@@ -170,6 +170,10 @@ const markGuard = 3 * time.Millisecond
 func run1(ctx context.Context, be Backend, sc, orig scenario.Scenario, tenant string, bulk BulkCaller) (o Observed, late bool, err error) {
 	o = Observed{Reads: map[int]*ReadAnswer{}}
 	for i, st := range sc.Steps {
+		if st.Deploy != nil {
+			// A run builds and loads one version of the book.
+			return o, false, fmt.Errorf("step %d: a deploy step cannot run on a backend: the run loads one version of the book", i+1)
+		}
 		if st.Call == nil && st.Together == nil && st.Read == nil && (st.Pass < 0 || st.Pass > maxPass) {
 			return o, false, fmt.Errorf("step %d: a pass of %s would be waited out in real time: scale the scenario to the test copy first (conformance.Scale)", i+1, st.PassText)
 		}

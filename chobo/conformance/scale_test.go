@@ -229,6 +229,35 @@ func TestLoadRefusesWhatTheCopyCannotTime(t *testing.T) {
 	}
 }
 
+// Run refuses a deploy step of a scenario made without Load: the run
+// loads one version of the book.
+func TestRunRefusesADeployStep(t *testing.T) {
+	orig, _ := books(t, twoLifetimes)
+	same := func(cur *book.Book, file string) (*book.Book, error) { return cur, nil }
+	scs, err := scenario.ReadWith(orig, []byte(`{"name": "x", "steps": [{"deploy": "again.book"}]}`), same)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Run(context.Background(), nil, scs[0], "t")
+	if err == nil || !strings.Contains(err.Error(), "step 1: a deploy step cannot run on a backend") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// A scenario that deploys another version of the book is refused when
+// the book is loaded: a run on a backend builds and loads one version.
+func TestLoadRefusesADeployStep(t *testing.T) {
+	sc := []byte(`{"name": "a new version", "steps": [
+	  {"op": "restock.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 2}},
+	  {"deploy": "v2.book"}
+	]}`)
+	_, err := Load(File{Name: "counter.book", Data: []byte(twoLifetimes)}, File{Name: "more.json", Data: sc})
+	want := "more.json: scenario 1: \"a new version\": step 2: deploy \"v2.book\": this command runs no deploy steps"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
+
 // TestLoadKeepsReadSteps: a scenario that reads the history is loaded
 // whole, its read steps in their places, for the runner to send.
 func TestLoadKeepsReadSteps(t *testing.T) {

@@ -3,10 +3,12 @@
 //
 // Neither an account's identity nor a transfer's id holds the book's
 // version, so accounts and holds carry on from one version to the next.
-// That is what makes some edits unsafe: an account row keeps the unit and
-// bounds it was made with (E050), every key is recorded with the
-// definition hash of its transfer kind (E051), and a kind that disappears
-// leaves its balances and holds behind (W107).
+// That is what makes some edits unsafe: an account keeps the unit it was
+// made with, and on TigerBeetle the side of 0 its lower bound is on
+// (E050), every key is recorded with the definition hash of its transfer
+// kind (E051), and a kind that disappears leaves its balances and holds
+// behind (W107). A bound may change in place: W110 says what the change
+// does to the accounts already made.
 //
 // The previous version is a model (Previous), read from a book or from
 // the `chobo api` JSON of one; both give the same diagnostics.
@@ -29,7 +31,7 @@ import (
 // into b's file, sorted by place.
 func Compare(prev *Previous, b *book.Book) diag.List {
 	c := &comparer{prev: prev, old: prev.Book, cur: b,
-		accountChanged: map[string]bool{}, explained: map[string]bool{}}
+		accountChanged: map[string]bool{}, explained: map[string]bool{}, boundMoved: map[string]bool{}}
 	c.bookName()
 	for _, oa := range c.old.Accounts {
 		if na := c.cur.Account(oa.Name); na != nil {
@@ -45,7 +47,6 @@ func Compare(prev *Previous, b *book.Book) diag.List {
 			c.transferGone(ot)
 		}
 	}
-	c.reasons()
 	c.hashes()
 	c.names()
 	c.l.Sort()
@@ -63,6 +64,9 @@ type comparer struct {
 	// explained holds the transfer kinds whose change of definition some
 	// diagnostic has already named.
 	explained map[string]bool
+	// boundMoved holds the transfer kinds that move through an account
+	// kind whose bounds changed.
+	boundMoved map[string]bool
 }
 
 func (c *comparer) add(code string, pos book.Pos, msg diag.Text, notes []diag.Text, hint diag.Text) {
@@ -181,7 +185,9 @@ type change int
 
 const (
 	otherChange change = iota
-	boundChange
+	// crossingChange is a lower bound that crossed 0, the one change of
+	// a bound that stays an E050.
+	crossingChange
 	scaleChange
 )
 
@@ -193,7 +199,9 @@ func (c *comparer) accountChange(oa, na *book.Account, pos book.Pos, msg diag.Te
 	if na.Unit.Pos == pos && pos != na.Pos {
 		notes[0] = before(append(old, accountLine(oa))...) // the unit line first, as the book has it
 	}
-	if ts, holds := c.throughAccount(na.Name); len(ts) > 0 {
+	// A bound is no part of a transfer's definition: the transfers
+	// through an account whose lower bound crossed 0 keep theirs.
+	if ts, holds := c.throughAccount(na.Name); len(ts) > 0 && what != crossingChange {
 		for _, t := range ts {
 			c.explained[t] = true
 		}
@@ -213,9 +221,12 @@ func (c *comparer) accountChange(oa, na *book.Account, pos book.Pos, msg diag.Te
 		fmt.Sprintf("%s は前のままにしてください。新しい形が要るなら、新しい名前の勘定の種類(%s など)を宣言し、%s の残高をそこへ移す振替を書きます",
 			q(na.Name), q(na.Name+"_2"), q(na.Name)))
 	switch what {
-	case boundChange:
-		hint = diag.T(hint.En+"; a limit that is meant to change belongs in an account from the start, where raising it is a transfer",
-			hint.Ja+"。変わりうる限度は、はじめから勘定にしておけば、引き上げは振替一つで済みます")
+	case crossingChange:
+		hint = diag.T(
+			fmt.Sprintf("keep the lower bound of %s on its side of 0: a bound may change in place only as long as it does not cross 0 (W110); for a lower bound on the other side, declare an account kind under a new name (such as %s) and a transfer that moves the balance from %s into it",
+				q(na.Name), q(na.Name+"_2"), q(na.Name)),
+			fmt.Sprintf("%s の下限は 0 の同じ側に置いてください。境界はその場で変えられますが(W110)、0 をまたぐことはできません。反対の側の下限が要るなら、新しい名前の勘定の種類(%s など)を宣言し、%s の残高をそこへ移す振替を書きます",
+				q(na.Name), q(na.Name+"_2"), q(na.Name)))
 	case scaleChange:
 		// A new account kind in the same unit would have the new scale
 		// too; the finer step needs a unit of its own, and a move stays
@@ -269,31 +280,13 @@ func (c *comparer) account(oa, na *book.Account) {
 			fmt.Sprintf("%s changed its parameters, %s: %s are named by the old arguments, and the new ones find none of them", subject.En, ch.En, rows.En),
 			fmt.Sprintf("%s の引数が変わりました(%s)。%sは前の引数で名前が付いていて、新しい引数からはどれも見つかりません", subject.Ja, ch.Ja, rows.Ja)), nil, otherChange)
 	}
-	// Bounds are compared as stored: the value, in the unit's smallest
-	// step. After a change of unit or of outside, that one diagnostic
-	// says it all.
-	if !sameUnit || oa.Outside != na.Outside {
+	// A bound is judged apart from the rest: after a change of unit,
+	// outside or parameters, that diagnostic says it all.
+	if !sameUnit || oa.Outside != na.Outside || c.accountChanged[na.Name] {
 		return
 	}
 	for _, lower := range []bool{true, false} {
-		ob, nb := bound(oa, lower), bound(na, lower)
-		if (ob == nil) == (nb == nil) && (ob == nil || ob.Value == nb.Value) {
-			continue
-		}
-		side := diag.T("upper bound", "上限")
-		if lower {
-			side = diag.T("lower bound", "下限")
-		}
-		pos := na.Pos
-		if nb != nil {
-			pos = nb.Pos
-		}
-		ch := arrow(boundValue(oa, lower), boundValue(na, lower))
-		c.accountChange(oa, na, pos, diag.T(
-			fmt.Sprintf("%s changed its %s, %s: %s keep the bound they were made with, and every call that touches one of them fails",
-				subject.En, side.En, ch.En, rows.En),
-			fmt.Sprintf("%s の%sが変わりました(%s)。%sは作ったときの境界のままで、その勘定に触る呼び出しはどれもエラーになります",
-				subject.Ja, side.Ja, ch.Ja, rows.Ja)), []string{boundLine(oa, lower)}, boundChange)
+		c.boundChange(oa, na, lower)
 	}
 }
 
@@ -416,56 +409,6 @@ func sameMove(om, nm *book.Move) bool {
 	return amount(om) == amount(nm) && om.From.String() == nm.From.String() && om.To.String() == nm.To.String()
 }
 
-// reasons reports a bound whose value stayed and whose reason changed. No
-// account row stores the reason, so this is not E050; but the definition
-// hash of every transfer that moves through the account covers it, so
-// for those transfers it is E051, reported once on the bound's line.
-func (c *comparer) reasons() {
-	for _, oa := range c.old.Accounts {
-		na := c.cur.Account(oa.Name)
-		if na == nil || c.accountChanged[na.Name] {
-			continue
-		}
-		for _, lower := range []bool{true, false} {
-			ob, nb := bound(oa, lower), bound(na, lower)
-			if ob == nil || nb == nil || ob.Reason == nb.Reason {
-				continue
-			}
-			ts, holds := c.throughAccount(na.Name)
-			if len(ts) == 0 {
-				continue // no definition holds it; W105 says the account is unused
-			}
-			for _, t := range ts {
-				c.explained[t] = true
-			}
-			side := diag.T("upper bound", "上限")
-			if lower {
-				side = diag.T("lower bound", "下限")
-			}
-			ch := arrow(ob.Reason, nb.Reason)
-			after := diag.T("a call made before and retried is refused with key_conflict",
-				"前に呼んだ操作をリトライすると key_conflict で拒否されます")
-			if holds {
-				after = diag.T(after.En+", and a hold made before can no longer be posted or voided",
-					"前に呼んだ操作をリトライすると key_conflict で拒否され、前に作った仮押さえは確定も取消もできなくなります")
-			}
-			var hashes []diag.Text
-			for _, t := range ts {
-				h := c.hashNote(c.cur.Transfer(t))
-				hashes = append(hashes, diag.T(q(t)+" "+h.En, q(t)+" の"+h.Ja))
-			}
-			c.add("E051", nb.Pos,
-				diag.T(fmt.Sprintf("the %s of the account kind %s changed its reason, %s: a transfer's definition hash covers the bounds of the accounts it moves through, reasons included, so %s with it: %s",
-					side.En, q(na.Name), ch.En, through(ts, "change"), after.En),
-					fmt.Sprintf("勘定の種類 %s の%sの理由が変わりました(%s)。定義のハッシュは通る境界の理由も含むので、ここを通る %s の定義も一緒に変わり、%s",
-						q(na.Name), side.Ja, ch.Ja, listJa(ts), after.Ja)),
-				append([]diag.Text{before(accountLine(oa), boundLine(oa, lower))}, hashes...),
-				diag.T(fmt.Sprintf("keep the reason %s; a new reason comes with an account kind under a new name and the transfer kinds that move through it", q(ob.Reason)),
-					fmt.Sprintf("理由は %s のままにしてください。新しい理由は、新しい名前の勘定の種類と、そこを通る振替の種類と一緒に作ります", q(ob.Reason))))
-		}
-	}
-}
-
 // hashes is the last word on transfers: one whose definition hash differs
 // from the recorded one, with no diagnostic that names why, still gets an
 // E051. It happens when the previous version is `chobo api` output whose
@@ -479,6 +422,12 @@ func (c *comparer) hashes() {
 			continue
 		}
 		ot := c.old.Transfer(nt.Name)
+		if c.boundMoved[nt.Name] && old == ot.Definition() {
+			// Only a bound the transfer moves through changed, and the
+			// recorded hash is what this chobo makes of the old version:
+			// the backends still know the keys and holds recorded with it.
+			continue
+		}
 		c.transferChange(ot, nt, nt.Pos, diag.T(
 			fmt.Sprintf("the transfer kind %s has another definition hash than the previous version recorded, though none of the parts compared here changed; the previous version may come from another version of chobo", q(nt.Name)),
 			fmt.Sprintf("振替の種類 %s の定義のハッシュが、前のバージョンに記録されたものと違います。ここで比べた部分はどれも変わっていないので、前のバージョンは別のバージョンの chobo が書いたのかもしれません", q(nt.Name))), "")

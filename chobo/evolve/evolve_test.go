@@ -113,15 +113,26 @@ transfer receive(delivery: string, sku: string, qty: pcs)
   move qty from world to shelf(sku)
 `},
 		{name: "bound raised", pairs: []string{"at most 100", "at most 500"},
-			want: []want{{"E050", 6, "changed its upper bound, `at most 100` → `at most 500`"}}},
+			want: []want{{"W110", 6, "widened its upper bound, `at most 100` → `at most 500`: calls the old bound would refuse can pass now, under keys not refused before"}}},
+		{name: "bound narrowed with a new reason", pairs: []string{"at most 100 refused as shelf_full", "at most 60 refused as shelf_small"},
+			want: []want{{"W110", 6, "narrowed its upper bound, `at most 100` → `at most 60`: accounts holding more than 60 pcs, holds on their way in counted, are outside it: calls that add to them are refused with `shelf_small`, calls that take from them pass, and once back inside, an account is held by the bound like any other; its reason is renamed too, `shelf_full` → `shelf_small`: calls refused by it from now on answer `shelf_small`; calls answered before keep the old reason `shelf_full`"}}},
+		{name: "lower bound raised above zero", pairs: []string{"at least 0 refused as till_short", "at least 5 refused as till_short"},
+			want: []want{{"W110", 9, "narrowed its lower bound, `at least 0.00` → `at least 5.00`: accounts holding less than 5.00 USD, holds on their way out counted, are outside it: calls that take from them are refused with `till_short`, calls that add to them pass"}}},
 		{name: "bound lowered below zero", pairs: []string{"at least 0 refused as out_of_stock", "at least -5 refused as out_of_stock"},
-			want: []want{{"E050", 5, "`at least 0` → `at least -5`"}}},
+			want: []want{{"E050", 5, "changed its lower bound across 0, `at least 0` → `at least -5`: on TigerBeetle an account whose lower bound is 0 or more carries the flag debits_must_not_exceed_credits"}}},
+		{name: "lower bound of zero removed", pairs: []string{"  at least 0 refused as out_of_stock\n", ""},
+			want: []want{{"E050", 4, "changed its lower bound across 0, `at least 0` → none"}}},
 		{name: "bound removed", pairs: []string{"  at most 100 refused as shelf_full\n", ""},
-			want: []want{{"E050", 4, "`at most 100` → none"}}},
+			want: []want{{"W110", 4, "removed its upper bound, `at most 100` → none: calls it would refuse pass now, under keys not refused before"}}},
 		{name: "bound added", pairs: []string{"  at least 0 refused as till_short\n", "  at least 0 refused as till_short\n  at most 1000 refused as till_full\n"},
-			want: []want{{"E050", 10, "none → `at most 1000.00`"}}},
+			want: []want{{"W110", 10, "added an upper bound, none → `at most 1000.00`: accounts holding more than 1000.00 USD"}}},
+		{name: "bounds on both sides", pairs: []string{"at least 0 refused as out_of_stock", "at least 1 refused as out_of_stock", "at most 100", "at most 90"},
+			want: []want{{"W110", 5, "narrowed its lower bound, `at least 0` → `at least 1`"}, {"W110", 6, "narrowed its upper bound, `at most 100` → `at most 90`"}}},
 		{name: "reason renamed", pairs: []string{"refused as out_of_stock", "refused as sold_out"},
-			want: []want{{"E051", 5, "changed its reason, `out_of_stock` → `sold_out`"}}},
+			want: []want{{"W110", 5, "renamed the reason of its lower bound, `out_of_stock` → `sold_out`: calls refused by it from now on answer `sold_out`; calls answered before keep the old reason `out_of_stock`"}}},
+		{name: "bound and parameters", pairs: []string{"account shelf(sku: string)", "account shelf(item: string)", "at most 100", "at most 500",
+			"move qty from world to shelf(sku)", "move qty from world to shelf(delivery)", "move qty from shelf(sku) to world", "move qty from shelf(order) to world"},
+			want: []want{{"E050", 4, "changed its parameters"}, {"E051", 13, "changed move 1"}, {"E051", 17, "changed move 1"}}},
 		{name: "unit renamed", pairs: []string{"unit USD scale 2", "unit EUR scale 2", "account till : USD", "account till : EUR",
 			"account bank : USD", "account bank : EUR", "price: USD", "price: EUR", "amount: USD", "amount: EUR"},
 			want: []want{
@@ -311,16 +322,19 @@ func TestQuotesThePreviousVersion(t *testing.T) {
 		t.Fatalf("want one diagnostic, got:\n%s", dump(got))
 	}
 	d := got[0]
-	if d.File != "new.book" || d.Line != 6 || d.Col != 3 || d.Severity != diag.Error {
-		t.Errorf("E050 at %s:%d:%d (%v)", d.File, d.Line, d.Col, d.Severity)
+	if d.Code != "W110" || d.File != "new.book" || d.Line != 6 || d.Col != 3 || d.Severity != diag.Warning || len(d.Notes) != 3 {
+		t.Fatalf("%s at %s:%d:%d (%v), %d notes", d.Code, d.File, d.Line, d.Col, d.Severity, len(d.Notes))
 	}
 	for _, w := range []struct{ text, want string }{
 		{d.Notes[0].En, "before: `account shelf(sku: string) : pcs` … `at most 100 refused as shelf_full`"},
 		{d.Notes[0].Ja, "前のバージョン: `account shelf(sku: string) : pcs` … `at most 100 refused as shelf_full`"},
-		{d.Notes[1].En, "the definitions of `receive` and `reserve`, which move through it, change with it"},
-		{d.Message.Ja, "勘定の種類 `shelf` の上限が変わりました(`at most 100` → `at most 500`)"},
-		{d.Hint.En, "such as `shelf_2`"},
-		{d.Hint.Ja, "変わりうる限度は"},
+		{d.Notes[1].En, "holds made before are posted, voided and expire as before; a key keeps its answer"},
+		{d.Notes[1].Ja, "前に作った仮押さえは、前と同じように確定、取消、期限切れになります"},
+		{d.Notes[2].En, "on PostgreSQL, loading the new version's SQL changes the bound for every account at once; on TigerBeetle, an upper bound is kept by each account's room account: run `chobo migrate`"},
+		{d.Notes[2].Ja, "空きの勘定"},
+		{d.Message.Ja, "勘定の種類 `shelf` の上限が広がりました(`at most 100` → `at most 500`)"},
+		{d.Hint.En, "\"Changing a bound\""},
+		{d.Hint.Ja, "「境界を変える」"},
 	} {
 		if !strings.Contains(w.text, w.want) {
 			t.Errorf("%q lacks %q", w.text, w.want)
@@ -428,9 +442,9 @@ func TestAccountChangeHints(t *testing.T) {
 		{"scale", []string{"unit USD scale 2", "unit USD scale 3"},
 			diag.T("keep the unit `USD` at scale 2; for the finer step, declare a new unit (such as `unit USD_3 scale 3`) and new account kinds in it",
 				"単位 `USD` は scale 2 のままにしてください。最小単位を変えるなら、新しい単位(`unit USD_3 scale 3` など)とその単位の新しい勘定の種類を宣言し")},
-		{"bound", []string{"at most 100", "at most 500"},
-			diag.T("a limit that is meant to change belongs in an account",
-				"新しい名前の勘定の種類(`shelf_2` など)を宣言し、`shelf` の残高をそこへ移す振替を書きます。変わりうる限度は")},
+		{"bound across 0", []string{"at least 0 refused as out_of_stock", "at least -5 refused as out_of_stock"},
+			diag.T("keep the lower bound of `shelf` on its side of 0: a bound may change in place only as long as it does not cross 0 (W110); for a lower bound on the other side, declare an account kind under a new name (such as `shelf_2`)",
+				"`shelf` の下限は 0 の同じ側に置いてください")},
 		{"outside", []string{"account world : pcs outside", "account world : pcs\n  at least 0 refused as none_left"},
 			diag.T("(such as `world_2`)", "(`world_2` など)")},
 	} {
@@ -443,5 +457,57 @@ func TestAccountChangeHints(t *testing.T) {
 				t.Errorf("hint %q / %q; want %q / %q", h.En, h.Ja, tt.hint.En, tt.hint.Ja)
 			}
 		})
+	}
+}
+
+// TestBoundDeployNotes: what a new bound takes to deploy depends on where
+// TigerBeetle keeps it. A lower bound of 0 or more is judged by the chain
+// a client sends; one below 0 is a floor account's balance, an upper
+// bound a room account's, and `chobo migrate` moves those. A renamed
+// reason is stored nowhere.
+func TestBoundDeployNotes(t *testing.T) {
+	const old = "book b v1\nunit pcs\naccount a : pcs\n  at least %s refused as low\n  at most %s refused as high\n"
+	for _, tt := range []struct {
+		name            string
+		oldLow, oldHigh string
+		newLow, newHigh string
+		reason          bool
+		want, wantNot   string
+	}{
+		{"lower above 0", "0", "10", "2", "10", false, "on TigerBeetle, the new version's clients apply it at once", "migrate"},
+		{"lower below 0", "-5", "10", "-2", "10", false, "a lower bound below 0 is kept by each account's floor account: run `chobo migrate`", "room"},
+		{"upper", "0", "10", "0", "20", false, "an upper bound is kept by each account's room account: run `chobo migrate`", "floor"},
+		{"reason", "0", "10", "0", "10", true, "no account stores the reason", "migrate"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			nsrc := fmt.Sprintf(old, tt.newLow, tt.newHigh)
+			if tt.reason {
+				nsrc = strings.Replace(nsrc, "as high", "as too_high", 1)
+			}
+			got := evolve.Compare(evolve.FromBook(resolved(t, "old.book", fmt.Sprintf(old, tt.oldLow, tt.oldHigh))), resolved(t, "new.book", nsrc))
+			if len(got) != 1 || got[0].Code != "W110" {
+				t.Fatalf("want one W110, got:\n%s", dump(got))
+			}
+			last := got[0].Notes[len(got[0].Notes)-1]
+			if !strings.Contains(last.En, tt.want) || strings.Contains(last.En, tt.wantNot) {
+				t.Errorf("the last note %q should say %q and not %q", last.En, tt.want, tt.wantNot)
+			}
+		})
+	}
+}
+
+// TestNarrowedBoundInJapanese: the amount a narrowed bound leaves outside
+// is written with its unit, spaced from the Japanese after it only when
+// the unit is written in Latin letters.
+func TestNarrowedBoundInJapanese(t *testing.T) {
+	const src = "book b v1\nunit %s\naccount a : %[1]s\n  at most %s refused as full\naccount w : %[1]s outside\ntransfer put(id: string, q: %[1]s)\n  key id\n  move q from w to a\n"
+	for _, tt := range []struct{ unit, want string }{
+		{"seats", "350 seats を超えて持つ勘定"},
+		{"席", "350 席を超えて持つ勘定"},
+	} {
+		got := evolve.Compare(evolve.FromBook(resolved(t, "old.book", fmt.Sprintf(src, tt.unit, "500"))), resolved(t, "new.book", fmt.Sprintf(src, tt.unit, "350")))
+		if len(got) != 1 || !strings.Contains(got[0].Message.Ja, tt.want) {
+			t.Errorf("%s: want %q in:\n%s", tt.unit, tt.want, dump(got))
+		}
 	}
 }

@@ -210,3 +210,52 @@ func (s *State) release(h *Hold) {
 		s.touch(h.To[i]).HeldIn -= amt
 	}
 }
+
+// Deploy puts the version nb of the book in place of the one s runs
+// under, as a deployment does between two calls: balances, holds, keys
+// and the history carry over untouched, and every call from now on runs
+// under nb's bounds. Accounts and holds are matched by kind name, which
+// is all an account's id or a hold's key holds; a kind nb no longer has
+// stays as it was, as its rows would stay in a database. The caller
+// checks that nb may follow the book in place (no E050 or E051): this
+// only moves the ledger over.
+func (s *State) Deploy(nb *book.Book) {
+	s.Book = nb
+	account := func(a Account) Account {
+		if k := nb.Account(a.Kind.Name); k != nil {
+			a.Kind = k
+		}
+		return a
+	}
+	transfer := func(t *book.Transfer) *book.Transfer {
+		if n := nb.Transfer(t.Name); n != nil {
+			return n
+		}
+		return t
+	}
+	// The slices are made anew: a clone shares them with the ledger it
+	// was cloned from, which keeps the version it had.
+	accounts := make([]Account, len(s.accounts))
+	for i, a := range s.accounts {
+		accounts[i] = account(a)
+	}
+	s.accounts = accounts
+	for id, h := range s.holds {
+		nh := *h
+		nh.Transfer = transfer(h.Transfer)
+		nh.From, nh.To = make([]Account, len(h.From)), make([]Account, len(h.To))
+		for i := range h.From {
+			nh.From[i], nh.To[i] = account(h.From[i]), account(h.To[i])
+		}
+		s.holds[id] = &nh
+	}
+	if s.hist != nil {
+		entries := make([]Entry, len(s.hist.entries))
+		for i, e := range s.hist.entries {
+			e.Call.Transfer = transfer(e.Call.Transfer)
+			e.Account = account(e.Account)
+			entries[i] = e
+		}
+		s.hist.entries = entries
+	}
+}

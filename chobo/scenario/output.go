@@ -159,6 +159,8 @@ func stepRows(sc Scenario, o Outcome, lang diag.Lang) []row {
 			}
 		case st.Read != nil:
 			rows = append(rows, readRows(n, st.Read, o.Reads[i], lang)...)
+		case st.Deploy != nil:
+			rows = append(rows, row{left: n + DeployText(st.Deploy, lang)})
 		default:
 			var note string
 			if names := o.Expired[i]; len(names) > 0 {
@@ -168,6 +170,14 @@ func stepRows(sc Scenario, o Outcome, lang diag.Lang) []row {
 		}
 	}
 	return rows
+}
+
+// DeployText is a deploy step as the listings write it, in lang: the
+// file and the version it holds.
+func DeployText(d *Deploy, lang diag.Lang) string {
+	f := diag.Printable(d.File)
+	return diag.T(fmt.Sprintf("deploy %s (%s v%d)", f, diag.Printable(d.Book.Name), d.Book.Version),
+		fmt.Sprintf("デプロイ %s(%s v%d)", f, diag.Printable(d.Book.Name), d.Book.Version)).In(lang)
 }
 
 // ResultText is an answer as the listings write it, in lang.

@@ -352,6 +352,10 @@ func (r *runner) stepFrom(s *interp.State, st Step, parts map[look][]seenLedger)
 		return nil, err
 	}
 	s2 := s.Clone()
+	if st.Deploy != nil {
+		s2.Deploy(st.Deploy.Book)
+		return []ending{{state: s2, look: r.lookOf(s2)}}, nil
+	}
 	if st.Call != nil {
 		res := apply(s2, st.Call)
 		return []ending{{state: s2, results: []OpResult{res}, answers: r.answer(res), look: r.lookOf(s2)}}, nil

@@ -5,6 +5,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -54,11 +55,13 @@ func (sc Scenario) Reads() bool {
 	return false
 }
 
-// Step is exactly one of: a call, time passing, concurrent callers, or
-// a read of the ledger's history.
+// Step is exactly one of: a call, time passing, concurrent callers, a
+// read of the ledger's history, or the deployment of a new version of
+// the book.
 type Step struct {
 	Call     *Call
 	Read     *ReadStep
+	Deploy   *Deploy
 	Pass     int64 // seconds; meaningful when PassText != ""
 	PassText string
 	Together [][]*Call
@@ -66,6 +69,20 @@ type Step struct {
 	// "done_before" or "refused: REASON". Empty: not checked.
 	Expect string
 }
+
+// Deploy is a step that puts a new version of the book in place: the
+// steps after it run under that version, on the ledger as the steps
+// before it left it.
+type Deploy struct {
+	File string // as the scenario names it
+	Book *book.Book
+}
+
+// Deployer reads the version of the book a deploy step names (file, as
+// the scenario wrote it) and checks that it may follow cur, the version
+// in place before the step. Its error says why it may not; one with a
+// Text method says it in both languages.
+type Deployer func(cur *book.Book, file string) (*book.Book, error)
 
 // Call is an operation as read from a scenario. Bad, when set, is why the
 // call cannot be made (an amount outside 64 bits): running it fails and
@@ -148,7 +165,14 @@ func scaleDigits(digits string, scale int) string {
 // is made. An amount that is a whole number outside 0 to 2^63−1 is the
 // one exception: it is read, and the call fails when run, as a client
 // refuses to send it.
-func Read(b *book.Book, data []byte) ([]Scenario, error) {
+//
+// A deploy step is refused: what it names is a file, found from the
+// scenario file's place, so only ReadWith, given a Deployer, reads one.
+func Read(b *book.Book, data []byte) ([]Scenario, error) { return ReadWith(b, data, nil) }
+
+// ReadWith is Read with deploy steps read by deploy: the steps after one
+// are read against the version it puts in place.
+func ReadWith(b *book.Book, data []byte, deploy Deployer) ([]Scenario, error) {
 	top, err := parseJSON(data)
 	if err != nil {
 		return nil, err
@@ -164,7 +188,7 @@ func Read(b *book.Book, data []byte) ([]Scenario, error) {
 	}
 	var out []Scenario
 	for i, v := range objs {
-		sc, err := readScenario(b, v)
+		sc, err := readScenario(b, v, deploy)
 		if err != nil {
 			return nil, within(fmt.Sprintf("scenario %d", i+1), fmt.Sprintf("シナリオ %d", i+1), err)
 		}
@@ -213,7 +237,7 @@ var (
 	aCall     = diag.T("a call", "呼び出し")
 )
 
-func readScenario(b *book.Book, v *value) (Scenario, *Error) {
+func readScenario(b *book.Book, v *value, deploy Deployer) (Scenario, *Error) {
 	if err := fields(v, aScenario, "name", "title_ja", "tenant", "outcomes", "steps"); err != nil {
 		return Scenario{}, err
 	}
@@ -253,8 +277,18 @@ func readScenario(b *book.Book, v *value) (Scenario, *Error) {
 		return sc, here(fail(`"steps" is an array, not %s`, `"steps" には配列を書きます(ここは%sです)`, steps.kind.what()))
 	}
 	together := -1 // the first together step
+	cur := b       // the version in place
 	for i, sv := range steps.elems {
-		st, err := readStep(b, sv, sc.Steps)
+		var st Step
+		var err *Error
+		if sv.kind == jsonObject && sv.field("deploy") != nil {
+			st, err = readDeploy(cur, sv, deploy)
+			if err == nil {
+				cur = st.Deploy.Book
+			}
+		} else {
+			st, err = readStep(cur, sv, sc.Steps)
+		}
 		if err == nil && st.Together != nil && together < 0 {
 			together = i
 		}
@@ -286,7 +320,7 @@ func readStep(b *book.Book, v *value, earlier []Step) (Step, *Error) {
 		}
 		return Step{Read: rd}, nil
 	}
-	if err := fields(v, aStep, "op", "args", "amounts", "expect", "pass", "together", "read"); err != nil {
+	if err := fields(v, aStep, "op", "args", "amounts", "expect", "pass", "together", "read", "deploy"); err != nil {
 		return Step{}, err
 	}
 	var kinds []string
@@ -296,8 +330,8 @@ func readStep(b *book.Book, v *value, earlier []Step) (Step, *Error) {
 		}
 	}
 	if len(kinds) != 1 {
-		return Step{}, fail(`a step has exactly one of "op", "pass", "together" or "read"`,
-			`ステップには "op"、"pass"、"together"、"read" のどれか一つだけを書きます`)
+		return Step{}, fail(`a step has exactly one of "op", "pass", "together", "read" or "deploy"`,
+			`ステップには "op"、"pass"、"together"、"read"、"deploy" のどれか一つだけを書きます`)
 	}
 	if kinds[0] != "op" {
 		// What only a call takes would be silently dropped.
@@ -343,6 +377,39 @@ func readStep(b *book.Book, v *value, earlier []Step) (Step, *Error) {
 			`expect %q: "done"、"done_before"、"failed"、"refused: 理由" のどれかを書いてください`, expect)
 	}
 	return Step{Call: c, Expect: expect}, nil
+}
+
+// readDeploy reads a deploy step, {"deploy": "FILE"}: the version of the
+// book it names, read and checked against cur by deploy.
+func readDeploy(cur *book.Book, v *value, deploy Deployer) (Step, *Error) {
+	for _, k := range v.keys {
+		if k != "deploy" {
+			return Step{}, fail(`%q does not go with "deploy": a deploy step names the version of the book and nothing else`,
+				`%q は "deploy" と一緒に書けません。deploy のステップには、帳簿のバージョンのファイルだけを書きます`, k)
+		}
+	}
+	file, _, err := text(v, "deploy")
+	if err != nil {
+		return Step{}, err
+	}
+	if !strings.HasSuffix(file, ".book") {
+		return Step{}, fail(`deploy %q: name the .book file of the new version, from the scenario file's folder`,
+			`deploy %q: 新しいバージョンの .book ファイルを、シナリオのファイルのフォルダから書いてください`, file)
+	}
+	if deploy == nil {
+		return Step{}, fail("deploy %q: this command runs no deploy steps; `chobo run` does, without --show",
+			"deploy %q: このコマンドは deploy のステップを流せません。流せるのは --show を付けない `chobo run` です", file)
+	}
+	nb, derr := deploy(cur, file)
+	if derr != nil {
+		t := diag.T(derr.Error(), derr.Error())
+		var tx interface{ Text() diag.Text }
+		if errors.As(derr, &tx) {
+			t = tx.Text()
+		}
+		return Step{}, within(fmt.Sprintf("deploy %q", file), fmt.Sprintf("deploy %q", file), &Error{t})
+	}
+	return Step{Deploy: &Deploy{File: file, Book: nb}}, nil
 }
 
 // readTogether reads the callers of a `together` step, each a list of

@@ -116,7 +116,7 @@ func newTimeline(sc Scenario) *timeline {
 	t := &timeline{sc: sc, period: make([]int, len(sc.Steps))}
 	for i, st := range sc.Steps {
 		t.period[i] = len(t.passes)
-		if st.Call == nil && st.Together == nil && st.Read == nil {
+		if st.Call == nil && st.Together == nil && st.Read == nil && st.Deploy == nil {
 			t.passes = append(t.passes, i)
 		}
 	}

@@ -79,6 +79,12 @@ func Statement(m *model.Model, c interp.Call, tenant string) (Sent, error) {
 	return Sent{SQL: op.Statement, Args: Args(op, c, tenant), CallID: op.CallID}, nil
 }
 
+// errDeploy refuses a deploy step: what a client sends is shown for the
+// one version of the book it was built from.
+func errDeploy(step int) error {
+	return fmt.Errorf("step %d: a deploy step puts another version of the book in place, and what a client sends is shown for one version", step)
+}
+
 // Steps lists what a client sends for every step of a scenario, for the
 // scenario's tenant (empty when it names none). A pass is a call of the
 // book's expire, which serves every tenant at once.
@@ -105,6 +111,8 @@ func Steps(m *model.Model, sc scenario.Scenario) ([]Step, error) {
 			}
 		case st.Read != nil:
 			// A read of the history sends nothing a client has yet.
+		case st.Deploy != nil:
+			return nil, errDeploy(i + 1)
 		default:
 			out = append(out, Step{Step: i + 1, Pass: st.PassText, Sent: Expire(m)})
 		}

@@ -91,6 +91,8 @@ func TigerBeetleSteps(b *book.Book, d *chobotb.Def, sc scenario.Scenario, tenant
 			}
 		case step.Read != nil:
 			// A read of the history sends nothing a client has yet.
+		case step.Deploy != nil:
+			return nil, errDeploy(i + 1)
 		default:
 			if _, err := st.Pass(step.Pass); err != nil {
 				return nil, fmt.Errorf("step %d: %w", i+1, err)
