@@ -57,10 +57,10 @@ func TestFunctionsDeclareOnlyWhatTheyUse(t *testing.T) {
 		has    []string
 		hasNot []string
 	}{
-		{"restock_do", []string{"v_lower bigint[]", "> 10 then"}, []string{"v_now"}},
+		{"restock_do", []string{"v_outside boolean", "> 10 then"}, []string{"v_now"}},
 		{"reserve_hold", []string{"v_now timestamptz", "interval '1800 seconds'", "< 0 then"}, nil},
-		{"reserve_post", []string{"v_amounts bigint[]", "v_now"}, []string{"v_lower", "v_upper"}},
-		{"reserve_void", []string{"v_now"}, []string{"v_amounts", "v_lower", "v_upper"}},
+		{"reserve_post", []string{"v_amounts bigint[]", "v_now"}, []string{"v_outside"}},
+		{"reserve_void", []string{"v_now"}, []string{"v_amounts", "v_outside"}},
 	} {
 		f := funcText(t, sql, c.fn)
 		for _, s := range c.has {

@@ -74,8 +74,11 @@ type moveView struct {
 	// rows), Free those without (changed through their shards).
 	Accounts, Bounded, Free []*accountRow
 	Vars                    settleVars // the position variables the moves use
-	Deadline                string     // of a hold
-	Entries                 entryArrays
+	// Envelope is the SET that widens the stored bounds of the bounded
+	// rows to the book's (envelopeSet): the lower, then the upper.
+	Envelope []string
+	Deadline string // of a hold
+	Entries  entryArrays
 	// What a hold keeps of each move, in move order.
 	Froms, Tos, Amounts []string
 	// Fast is the path of a call with one move and a bound on one or both
@@ -85,16 +88,22 @@ type moveView struct {
 
 // fastView is the first try of a call with one move: in the statement
 // that inserts the key, the rows of the move's bounded accounts are
-// updated in id order, each only when its bound holds and it keeps the
-// book's bounds, and the shard of an account without bounds takes its
-// part. When every bounded row changed, the call is done; else the
-// general path finds out why, after putting back a row that did change.
+// updated in id order, each only when the book's bound holds and the row
+// stores a bound (one that stores none was made outside), its stored
+// bounds widened to the book's, and the shard of an account without
+// bounds takes its part. When every bounded row changed, the call is
+// done; else the general path finds out why, after putting back a row
+// that did change.
 type fastView struct {
 	Rows []fastRow
 	// Set is the update of a bounded row, Undo its reverse, Conds what
 	// the row must meet; all are written for either row of the move.
 	Set, Undo string
 	Conds     []string
+	// Envelope widens the stored bounds of the row to the book's
+	// (envelopeSet); the undo leaves them widened, which the book's
+	// bounds allow.
+	Envelope []string
 	// Shard is the change of the side without bounds, if there is one,
 	// on the shard of this session: one column and the amount, which on
 	// the hot path is measurably cheaper than the nine numbers of v_fd.
@@ -506,6 +515,9 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 			v.Bounded = append(v.Bounded, a)
 		}
 	}
+	if len(v.Bounded) > 0 {
+		v.Envelope = envelopeSet(v.Bounded)
+	}
 	if len(v.Moves) == 1 && len(v.Bounded) > 0 {
 		v.Fast = newFast(v.Moves[0], v.Hold)
 	}
@@ -568,8 +580,12 @@ func newFast(st moveStep, hold bool) *fastView {
 		f.Undo = fmt.Sprintf("%[1]s = a.%[1]s %[2]s %[3]s", col, back, st.Amount)
 		f.Rows = []fastRow{{Name: "b1", ID: bounded[0].Var, After: "k"}}
 	}
+	f.Envelope = envelopeSet(bounded)
 	for _, r := range bounded {
-		c := fmt.Sprintf("a.lower_bound is not distinct from %s and a.upper_bound is not distinct from %s", r.Lower, r.Upper)
+		// a row that stores no bound was made when its kind was outside,
+		// part of its balance maybe on its shards: the general path stops
+		// on it
+		c := "(a.lower_bound is not null or a.upper_bound is not null)"
 		if lo := st.Lower; lo != nil && r == st.From {
 			c += fmt.Sprintf(" and a.posted::numeric - a.held_out - %s >= %d", lo.Amount, lo.Value)
 		}
@@ -582,6 +598,60 @@ func newFast(st moveStep, hold bool) *fastView {
 		f.Conds = append(f.Conds, c)
 	}
 	return f
+}
+
+// envelopeSet is the SET of the stored bounds of the rows, lower and
+// upper, each row's written for the bounds its kind has in the book (a
+// SET reads the row as it was before the update). The stored bounds are
+// the loosest a row has lived under, which the table's check holds every
+// write to: a bound of the book looser than the stored one replaces it, a
+// tighter one leaves it (the functions check the book's), and a side
+// without a bound in the book stores none. Nothing is read to write it,
+// so the update that moves the balance widens the bounds too.
+//
+// A row storing no bound on either side is one made outside (the lock
+// stops on it), so a row that would lose its last stored bound (its kind
+// had a bound on one side, and has one on the other side only now) stores
+// the widest value of 64 bits on the side without one instead, which
+// bounds nothing.
+func envelopeSet(rows []*accountRow) []string {
+	lower := func(r *accountRow) string {
+		if r.Lower == "null::bigint" {
+			return "case when a.upper_bound is null then -9223372036854775808 end"
+		}
+		return fmt.Sprintf("case when a.lower_bound > %[1]s then %[1]s else a.lower_bound end", r.Lower)
+	}
+	upper := func(r *accountRow) string {
+		if r.Upper == "null::bigint" {
+			return "case when a.lower_bound is null then 9223372036854775807 end"
+		}
+		return fmt.Sprintf("case when a.upper_bound < %[1]s then %[1]s else a.upper_bound end", r.Upper)
+	}
+	// rows of kinds with the same bounds share one expression
+	var groups [][]*accountRow
+	for _, r := range rows {
+		placed := false
+		for i, g := range groups {
+			if g[0].Lower == r.Lower && g[0].Upper == r.Upper {
+				groups[i], placed = append(g, r), true
+				break
+			}
+		}
+		if !placed {
+			groups = append(groups, []*accountRow{r})
+		}
+	}
+	side := func(name string, of func(*accountRow) string) string {
+		if len(groups) == 1 {
+			return name + " = " + of(groups[0][0])
+		}
+		var whens []string
+		for _, g := range groups[:len(groups)-1] {
+			whens = append(whens, fmt.Sprintf("when a.id in (%s) then %s", strings.TrimSuffix(strings.TrimPrefix(ids(g), "array["), "]"), of(g[0])))
+		}
+		return fmt.Sprintf("%s = case %s else %s end", name, strings.Join(whens, " "), of(groups[len(groups)-1][0]))
+	}
+	return []string{side("lower_bound", lower), side("upper_bound", upper)}
 }
 
 // entryArrays are the entries of a call, one element per entry: the

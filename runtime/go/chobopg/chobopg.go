@@ -92,8 +92,8 @@ const (
 	// InFailedTransaction: the caller's transaction failed earlier; every
 	// later statement gets this, and the first error is the telling one.
 	InFailedTransaction = "25P02"
-	// BoundsChanged is chobo's own: an account's row keeps bounds other
-	// than those of the book calling it.
+	// BoundsChanged is chobo's own: an account made outside met a book
+	// in which its kind has bounds.
 	BoundsChanged = "CB001"
 )
 
@@ -115,7 +115,7 @@ func Retries(code string) int64 {
 
 var (
 	// ErrBoundsChanged is wrapped by the error of a call that met an
-	// account whose stored bounds differ from the book's (CB001).
+	// account made outside, its kind having bounds in the book (CB001).
 	ErrBoundsChanged = errors.New("chobo: an account keeps bounds other than the book has now")
 	// ErrBadCall is wrapped by the error of a call the book's function
 	// rejected as malformed: a null value, a negative amount, or a

@@ -693,7 +693,7 @@ export const SERIALIZATION_FAILURE = "40001";
 export const DEADLOCK_DETECTED = "40P01";
 /** The caller's transaction failed earlier; the first error is the telling one. */
 export const IN_FAILED_TRANSACTION = "25P02";
-/** chobo's own: an account's row keeps bounds other than the book's. */
+/** chobo's own: an account made outside met a book in which its kind has bounds. */
 export const BOUNDS_CHANGED = "CB001";
 
 /** retryable says whether a call that failed with the SQLSTATE may be sent again unchanged; its key makes that safe. */

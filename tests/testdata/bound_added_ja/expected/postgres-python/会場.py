@@ -998,7 +998,7 @@ DEADLOCK_DETECTED = "40P01"
 IN_FAILED_TRANSACTION = "25P02"
 """The caller's transaction failed earlier; the first error is the telling one."""
 BOUNDS_CHANGED = "CB001"
-"""chobo's own: an account's row keeps bounds other than the book's."""
+"""chobo's own: an account made outside met a book in which its kind has bounds."""
 
 
 def retryable(code: str) -> bool:

@@ -30,9 +30,14 @@ do $$ begin
 exception when duplicate_object then null;
 end $$;
 
--- One row per account, created on first use. The bounds are those of the
--- book when the row was made; a function finding others stops (CB001).
--- The check is the last guard against writes that bypass the functions.
+-- One row per account, created on first use with the bounds of the book.
+-- The functions check the bounds of the book loaded, which a new version
+-- may widen or narrow; the row keeps the loosest bounds it has lived
+-- under, widened by the call that writes it under looser ones, and never
+-- narrowed. So loading a new version writes no row, and the check, the
+-- last guard against writes that bypass the functions, holds each row to
+-- the loosest bound it has had. A row that stores no bound was made when
+-- its kind was outside, and a function finding one stops (CB001).
 -- Both bounds are one check: PostgreSQL rebuilds every check of a table
 -- from its stored text each time a statement that writes the table
 -- starts, and two checks took twice that time from every call.
@@ -445,9 +450,11 @@ begin
       end if;
       select a.posted, a.held_in, a.held_out, a.lower_bound, a.upper_bound into v_row
         from "coop_credit".accounts a where a.tenant = p_tenant and a.id = p_ids[v_i] for update;
+      -- a row that stores a bound was made when its kind was inside, which
+      -- no version may change (E050); its balance is in its row alone
       if v_row.lower_bound is not null or v_row.upper_bound is not null then
-        raise exception 'chobo: an account of % keeps bounds other than the book has now', 'coop_credit'
-          using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
+        raise exception 'chobo: an account of % was made with bounds, and its kind is outside now', 'coop_credit'
+          using errcode = 'CB001', hint = 'an account with bounds cannot become an outside one: make a new account kind and move the balance';
       end if;
       insert into "coop_credit".account_shards (tenant, id, shard)
       select p_tenant, p_ids[v_i], n from generate_series(0, 16 - 1) as n
@@ -716,8 +723,7 @@ declare
   v_posted bigint[];
   v_held_in bigint[];
   v_held_out bigint[];
-  v_lower bigint[];
-  v_upper bigint[];
+  v_outside boolean;
   v_from integer;
   v_fto integer;
   -- "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'credit_line', "p_member"]), written out
@@ -765,11 +771,11 @@ begin
   -- the key refused, and then the hold does not count.
   -- One move: when every account of the call has its row, the same
   -- statement then tries the move itself. Each row with a bound, in id
-  -- order, changes only when its bound holds and it keeps the book's
-  -- bounds. Each step waits for the one before it: the key is inserted
-  -- first, and a row is locked only when the rows before it changed.
-  -- With a row missing, nothing is locked here, and (2) makes the rows
-  -- before it locks any.
+  -- order, changes only when the book's bound holds, its stored bounds
+  -- widened to the book's where these are looser. Each step waits for
+  -- the one before it: the key is inserted first, and a row is locked
+  -- only when the rows before it changed. With a row missing, nothing is
+  -- locked here, and (2) makes the rows before it locks any.
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
@@ -779,10 +785,12 @@ begin
     returning 1
   ), b1 as (
     update "coop_credit".accounts a
-       set posted = a.posted - "p_amount", entry_seq = a.entry_seq + 1
+       set posted = a.posted - "p_amount", entry_seq = a.entry_seq + 1,
+           lower_bound = case when a.lower_bound > -50000::bigint then -50000::bigint else a.lower_bound end,
+           upper_bound = case when a.upper_bound < 0::bigint then 0::bigint else a.upper_bound end
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
        and exists (select 1 from "coop_credit".accounts m where m.tenant = p_tenant and m.id = v_account_2)
-       and a.lower_bound is not distinct from -50000::bigint and a.upper_bound is not distinct from 0::bigint and a.posted::numeric - a.held_out - "p_amount" >= -50000
+       and (a.lower_bound is not null or a.upper_bound is not null) and a.posted::numeric - a.held_out - "p_amount" >= -50000
     returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "coop_credit".account_shards s set posted = s.posted + "p_amount"
@@ -846,16 +854,20 @@ begin
   end if;
 
   -- then every row of an account with a bound is locked, in id order;
-  -- accounts without bounds are changed through their shards in (4)
+  -- accounts without bounds are changed through their shards in (4).
+  -- The bounds checked are the book's, whatever a row stores: a row keeps
+  -- the loosest bounds it has lived under (a new version may widen or
+  -- narrow them), and only the table's check reads them. A row that
+  -- stores none was made when its kind was outside, which no version
+  -- may change (E050).
   select coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.posted), '{}'),
          coalesce(array_agg(a.held_in), '{}'), coalesce(array_agg(a.held_out), '{}'),
-         coalesce(array_agg(a.lower_bound), '{}'), coalesce(array_agg(a.upper_bound), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
+         coalesce(bool_or(a.lower_bound is null and a.upper_bound is null), false)
+    into v_ids, v_posted, v_held_in, v_held_out, v_outside
     from (select * from "coop_credit".accounts where tenant = p_tenant and id = any(array[v_account_1]) order by id for update) a;
-  if v_lower[array_position(v_ids, v_account_1)] is distinct from -50000::bigint
-     or v_upper[array_position(v_ids, v_account_1)] is distinct from 0::bigint then
-    raise exception 'chobo: an account of % keeps bounds other than the book has now', 'coop_credit'
-      using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
+  if v_outside then
+    raise exception 'chobo: an account of % was made outside, and its kind has a bound now', 'coop_credit'
+      using errcode = 'CB001', hint = 'an outside account cannot become one with bounds: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values (and, for
@@ -891,7 +903,9 @@ begin
   end if;
   update "coop_credit".accounts a
      set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
-         held_out = v_held_out[array_position(v_ids, a.id)], entry_seq = a.entry_seq + (select count(*) from unnest(array[v_account_1, v_account_2]) as x (id) where x.id = a.id)
+         held_out = v_held_out[array_position(v_ids, a.id)], entry_seq = a.entry_seq + (select count(*) from unnest(array[v_account_1, v_account_2]) as x (id) where x.id = a.id),
+         lower_bound = case when a.lower_bound > -50000::bigint then -50000::bigint else a.lower_bound end,
+         upper_bound = case when a.upper_bound < 0::bigint then 0::bigint else a.upper_bound end
    where a.tenant = p_tenant and a.id in (v_account_1);
   perform "coop_credit".chobo_record(p_tenant, 'buy_on_credit', 'do', v_key, array[v_account_1, v_account_2], array[-"p_amount", "p_amount"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
   return row('done', null)::"coop_credit".result;
