@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -502,3 +503,49 @@ func (r *Runtime) ReadHistory(ctx context.Context, req protocol.Request) (protoc
 	}
 	return res, nil
 }
+
+// DeployRefusal says why the TigerBeetle pairs do not run a scenario that
+// deploys versions (first, then versions in order): the client is a
+// process built for one version, and a changed upper bound or lower bound
+// below 0 lives in each account's room or floor account, which only
+// `chobo migrate` moves.
+func (tb *TigerBeetle) DeployRefusal(first *book.Book, versions []*book.Book) string {
+	why := "its client runs as a process built for one version of the book and cannot take another's chains between two calls"
+	if kinds := migrated(first, versions); len(kinds) > 0 {
+		why += "; besides, the bounds of " + strings.Join(kinds, ", ") +
+			" change where a floor or room account holds them (an upper bound, or a lower bound below 0), which takes `chobo migrate`, not run here"
+	}
+	return why
+}
+
+// migrated lists the account kinds whose bounds change, from one version
+// to the next, on a side TigerBeetle keeps in a floor or room account.
+func migrated(first *book.Book, versions []*book.Book) []string {
+	var out []string
+	cur := first
+	for _, nb := range versions {
+		for _, a := range nb.Accounts {
+			old := cur.Account(a.Name)
+			if old == nil || slices.Contains(out, a.Name) {
+				continue
+			}
+			if boundText(old.Upper) != boundText(a.Upper) || (inFloor(old.Lower) || inFloor(a.Lower)) && boundText(old.Lower) != boundText(a.Lower) {
+				out = append(out, a.Name)
+			}
+		}
+		cur = nb
+	}
+	return out
+}
+
+// boundText is a bound's value as a string, "" for no bound.
+func boundText(b *book.Bound) string {
+	if b == nil {
+		return ""
+	}
+	return fmt.Sprint(b.Value)
+}
+
+// inFloor reports whether a lower bound lives in a floor account: none, or
+// one below 0.
+func inFloor(b *book.Bound) bool { return b == nil || b.Value < 0 }
