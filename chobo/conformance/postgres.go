@@ -28,9 +28,9 @@ type SQL struct {
 	Model *model.Model  // the book's PostgreSQL client model
 	Pool  *pgxpool.Pool // the calls
 	Read  *pgxpool.Pool // the reads of the tables
-	// Load loads the SQL of another version of the book (name is its
-	// file) into the book's schema, in one transaction, as the role that
-	// owns it; nil: deploy steps are refused.
+	// Load loads the SQL of another version of the book named name into
+	// its schema, in one transaction, as the role that owns it; nil:
+	// deploy steps are refused.
 	Load func(ctx context.Context, name, sql string) error
 
 	// deployed is the version a deploy step put in place, shared by the
@@ -93,7 +93,7 @@ func (s SQL) Deploy(ctx context.Context, v *Version) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Load(ctx, v.File, sql); err != nil {
+	if err := s.Load(ctx, v.Copy.Name, sql); err != nil {
 		return err
 	}
 	s.deployed.mu.Lock()
