@@ -169,9 +169,14 @@ type Deployer interface {
 	// Deploy puts v's test copy in place of the version the backend
 	// holds, for every tenant; no call is in flight.
 	Deploy(ctx context.Context, v *Version) error
-	// DeployRefusal is why the backend cannot deploy the versions of a
-	// scenario, or "" when it can.
-	DeployRefusal() string
+	deployRefuser
+}
+
+// deployRefuser is a backend that says why it cannot run the deploy steps
+// of a scenario that starts at first and deploys versions in order, or
+// "" when it can.
+type deployRefuser interface {
+	DeployRefusal(first *book.Book, versions []*book.Book) string
 }
 
 // deploying is what a run needs to deploy: the backend, the first version

@@ -104,7 +104,7 @@ func (f *onInterp) Ledger(_ context.Context, tenant string) ([]string, []string,
 	return accounts, holds, nil
 }
 
-func (f *onInterp) DeployRefusal() string { return "" }
+func (f *onInterp) DeployRefusal(*book.Book, []*book.Book) string { return "" }
 
 func (f *onInterp) Deploy(_ context.Context, v *Version) error {
 	f.mu.Lock()
@@ -186,7 +186,10 @@ func TestTigerBeetleNamesTheBoundsToMigrate(t *testing.T) {
 		t.Errorf("got %q", why)
 	}
 	lower := check.Check("v3.book", []byte(strings.NewReplacer("v1", "v3", "at least 0", "at least 2").Replace(shelfV1)))
-	if why := (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{lower.Book}); strings.Contains(why, "floor") {
-		t.Errorf("a lower bound of 0 or more lives in the chain, got %q", why)
+	if why := (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{lower.Book}); strings.Contains(why, "floor") || !strings.Contains(why, "process") {
+		t.Errorf("a lower bound of 0 or more lives in the chain, and the client is a process: got %q", why)
+	}
+	if why := (&TigerBeetle{Calls: &Runtime{}}).DeployRefusal(l.Book, []*book.Book{lower.Book}); why != "" {
+		t.Errorf("calls in this process through chains of a lower bound of 0 or more: got %q", why)
 	}
 }

@@ -64,8 +64,9 @@ func (s SQL) current() (*book.Book, *model.Model) {
 	return s.deployed.book, s.deployed.model
 }
 
-// DeployRefusal implements Deployer.
-func (s SQL) DeployRefusal() string {
+// DeployRefusal implements Deployer: the SQL pair runs any deploy a
+// scenario may make, given a way to load SQL.
+func (s SQL) DeployRefusal(*book.Book, []*book.Book) string {
 	switch {
 	case s.Load == nil:
 		return "the SQL pair was given no way to load another version's SQL (SQL.Load)"
@@ -79,7 +80,7 @@ func (s SQL) DeployRefusal() string {
 // first version's is built, loads it into the same schema, and sends the
 // calls after it as the new version's client model writes them.
 func (s SQL) Deploy(ctx context.Context, v *Version) error {
-	if why := s.DeployRefusal(); why != "" {
+	if why := s.DeployRefusal(nil, nil); why != "" {
 		return fmt.Errorf("%s", why)
 	}
 	if v.Copy.Name != s.Book.Name {

@@ -136,23 +136,25 @@ func RunAll(t Reporter, jobs []Job) Stats {
 // deployRefused is why j's backend cannot run the deploy steps of its
 // scenario, or "" when it can.
 func (a *runAll) deployRefused(j Job) string {
-	if d, ok := j.Backend.(Deployer); ok {
-		return d.DeployRefusal()
-	}
 	var versions []*book.Book
 	for _, st := range j.Scenario.Steps {
 		if st.Deploy != nil {
 			versions = append(versions, st.Deploy.Book)
 		}
 	}
-	if r, ok := j.Backend.(interface {
-		DeployRefusal(first *book.Book, versions []*book.Book) string
-	}); ok {
-		if why := r.DeployRefusal(j.Original, versions); why != "" {
-			return why
-		}
+	first := j.Original
+	if first == nil {
+		first = j.Book
 	}
-	return j.pair() + " cannot put another version of the book in place between two calls"
+	r, ok := j.Backend.(deployRefuser)
+	if !ok {
+		return j.pair() + " cannot put another version of the book in place between two calls"
+	}
+	why := r.DeployRefusal(first, versions)
+	if _, can := j.Backend.(Deployer); why == "" && !can {
+		why = j.pair() + " cannot put another version of the book in place between two calls"
+	}
+	return why
 }
 
 // runAll is what the jobs of one RunAll share.
