@@ -422,14 +422,29 @@ func (c *comparer) hashes() {
 			continue
 		}
 		ot := c.old.Transfer(nt.Name)
-		if c.boundMoved[nt.Name] && old == ot.Definition() {
-			// Only a bound the transfer moves through changed, and the
-			// recorded hash is what this chobo makes of the old version:
-			// the backends still know the keys and holds recorded with it.
+		if c.boundMoved[nt.Name] && old == ot.LegacyDefinition() {
+			c.legacyBounds(ot, nt)
 			continue
 		}
 		c.transferChange(ot, nt, nt.Pos, diag.T(
 			fmt.Sprintf("the transfer kind %s has another definition hash than the previous version recorded, though none of the parts compared here changed; the previous version may come from another version of chobo", q(nt.Name)),
 			fmt.Sprintf("振替の種類 %s の定義のハッシュが、前のバージョンに記録されたものと違います。ここで比べた部分はどれも変わっていないので、前のバージョンは別のバージョンの chobo が書いたのかもしれません", q(nt.Name))), "")
 	}
+}
+
+// legacyBounds reports a transfer kind recorded with its legacy hash,
+// which holds the bounds of the accounts it moves through, when one of
+// those bounds changed: the backends take that hash as the kind's only
+// while the bounds are the ones it was computed from.
+func (c *comparer) legacyBounds(ot, nt *book.Transfer) {
+	c.explained[nt.Name] = true
+	en := fmt.Sprintf("the transfer kind %s was recorded with the hash an earlier chobo gave it, which holds the bounds of the accounts it moves through, and one of those bounds changed: the backends no longer take that hash as the kind's, so a call made before and retried is refused with key_conflict", q(nt.Name))
+	ja := fmt.Sprintf("振替の種類 %s は、以前の chobo が付けたハッシュで記録されています。このハッシュは通る勘定の境界を含み、その境界が変わりました。バックエンドはこのハッシュをこの種類のものと認めなくなるので、前に呼んだ操作をリトライすると key_conflict で拒否されます", q(nt.Name))
+	if ot.Pending != nil {
+		en += ", and a hold made before can no longer be posted or voided"
+		ja += "。前に作った仮押さえは確定も取消もできなくなります"
+	}
+	c.add("E051", nt.Pos, diag.T(en, ja), []diag.Text{before(transferLine(ot)), c.hashNote(nt)},
+		diag.T("deploy this chobo with the bounds as they were first, and change them in the version after: once the keys are recorded with the new hash, which leaves bounds out, a bound may change",
+			"まずこの chobo を、境界を前のままにしてデプロイし、境界は次のバージョンで変えてください。境界を含まない新しいハッシュでキーが記録されていれば、境界を変えられます"))
 }

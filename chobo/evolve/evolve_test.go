@@ -511,3 +511,27 @@ func TestNarrowedBoundInJapanese(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyHashAndABoundChanged: keys an earlier chobo recorded carry
+// the legacy hash, which holds the bounds; the backends take it as the
+// kind's only while the bounds stay, so a bound changed against such a
+// version is an E051 on every transfer through the account, with the way
+// round it.
+func TestLegacyHashAndABoundChanged(t *testing.T) {
+	old := resolved(t, "old.book", base)
+	prev := evolve.FromBook(old)
+	for _, tr := range old.Transfers {
+		prev.Definitions[tr.Name] = tr.LegacyDefinition()
+	}
+	got := evolve.Compare(prev, resolved(t, "new.book", edit(t, "at most 100", "at most 500")))
+	check(t, got, []want{
+		{"W110", 6, "widened its upper bound"},
+		{"E051", 11, "the transfer kind `receive` was recorded with the hash an earlier chobo gave it, which holds the bounds of the accounts it moves through, and one of those bounds changed"},
+		{"E051", 14, "the transfer kind `reserve` was recorded with the hash an earlier chobo gave it"},
+	})
+	for _, d := range got {
+		if d.Code == "E051" && !strings.Contains(d.Hint.En, "deploy this chobo with the bounds as they were first") {
+			t.Errorf("hint: %q", d.Hint.En)
+		}
+	}
+}
