@@ -186,10 +186,13 @@ func TestTigerBeetleNamesTheBoundsToMigrate(t *testing.T) {
 		t.Errorf("got %q", why)
 	}
 	lower := check.Check("v3.book", []byte(strings.NewReplacer("v1", "v3", "at least 0", "at least 2").Replace(shelfV1)))
-	if why := (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{lower.Book}); strings.Contains(why, "floor") || !strings.Contains(why, "process") {
-		t.Errorf("a lower bound of 0 or more lives in the chain, and the client is a process: got %q", why)
+	why = (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{lower.Book})
+	if strings.Contains(why, "floor or room") || !strings.Contains(why, "process") || !strings.Contains(why, "the lower bound of shelf moves between 0 (the account's flag) and above 0") {
+		t.Errorf("a lower bound of 0 or more lives in the chains, laid out otherwise above 0, and the client is a process: got %q", why)
 	}
-	if why := (&TigerBeetle{Calls: &Runtime{}}).DeployRefusal(l.Book, []*book.Book{lower.Book}); why != "" {
-		t.Errorf("calls in this process through chains of a lower bound of 0 or more: got %q", why)
+	one := check.Check("v1.book", []byte(strings.Replace(shelfV1, "at least 0", "at least 1", 1)))
+	two := check.Check("v2.book", []byte(strings.NewReplacer("v1", "v2", "at least 0", "at least 2").Replace(shelfV1)))
+	if why := (&TigerBeetle{Calls: &Runtime{}}).DeployRefusal(one.Book, []*book.Book{two.Book}); why != "" {
+		t.Errorf("calls in this process through chains of a lower bound above 0 both times: got %q", why)
 	}
 }
