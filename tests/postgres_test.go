@@ -13,9 +13,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/evolve"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 )
@@ -66,6 +68,7 @@ func loadForBackends(t *testing.T, c testCase) loaded {
 	if err != nil {
 		t.Fatal(err)
 	}
+
 	// Generated scenarios must not depend on how long holds last: their
 	// passes go past every deadline.
 	for _, sc := range scenario.Generate(l.Book) {
@@ -96,6 +99,73 @@ func TestBackendsKeepReadSteps(t *testing.T) {
 		if len(l.Scenarios) <= len(generated) || (reads > 0) != (name != "wallet") {
 			t.Errorf("%s: %d scenarios, %d of them generated, %d read steps among its own", name, len(l.Scenarios), len(generated), reads)
 		}
+	}
+}
+
+// withDeploys is books with the scenarios of each case's deploys.json
+// after their own, for the conformance runs: a pair that cannot deploy
+// says so in a SKIP line for each. The books given are left as they are.
+func withDeploys(t *testing.T, books []loaded) []loaded {
+	t.Helper()
+	out := make([]loaded, len(books))
+	for i, l := range books {
+		out[i] = l
+		dir := filepath.Dir(l.path)
+		data, err := os.ReadFile(filepath.Join(dir, deploysFile))
+		if err != nil {
+			continue
+		}
+		cp := *l.Loaded
+		cp.Scenarios = slices.Clone(cp.Scenarios)
+		if err := cp.LoadDeploys(conformance.File{Name: filepath.Join(dir, deploysFile), Data: data}, readVersion(dir)); err != nil {
+			t.Fatal(err)
+		}
+		out[i].Loaded = &cp
+	}
+	return out
+}
+
+// readVersion reads a version of the book a deploy step names, from the
+// scenario file's folder dir, and refuses it as `chobo run` does: when it
+// does not check, or cannot follow the version before it.
+func readVersion(dir string) conformance.ReadVersion {
+	return func(cur *book.Book, file string) (*book.Book, []byte, error) {
+		name := filepath.Join(dir, filepath.FromSlash(file))
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		res := check.Errors(name, src)
+		if res.Book != nil {
+			res.Extend(src, evolve.Compare(evolve.FromBook(cur), res.Book))
+		}
+		if res.Book == nil {
+			return nil, nil, fmt.Errorf("%s cannot follow %s v%d: %+v", name, cur.Name, cur.Version, res.Diags)
+		}
+		return res.Book, src, nil
+	}
+}
+
+// deploySteps counts the deploy steps of the books' scenarios.
+func deploySteps(books []loaded) int {
+	n := 0
+	for _, l := range books {
+		for _, sc := range l.Scenarios {
+			for _, st := range sc.Steps {
+				if st.Deploy != nil {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// skippedDeploys writes a SKIP line for the scenarios with deploy steps a
+// pair did not run (the log names each and why).
+func skippedDeploys(pair string, st conformance.Stats) {
+	if st.DeploysSkipped > 0 {
+		fmt.Printf("SKIP: %d scenarios that deploy new versions of the book not run on %s (the log names each and why)\n", st.DeploysSkipped, pair)
 	}
 }
 
@@ -246,17 +316,83 @@ func TestPostgresConformance(t *testing.T) {
 	for _, c := range conformanceCases(t) {
 		books = append(books, loadForBackends(t, c))
 	}
-	d := startPostgres(t, books)
-	st := runAll(t, books, "postgres", func(l loaded) conformance.Backend {
-		be, err := conformance.NewSQL(l.Copy, d.app, d.admin)
+	books = withDeploys(t, books)
+	var st conformance.Stats
+	rounds := schemaRounds(t, books)
+	for _, round := range rounds {
+		d := startPostgres(t, round)
+		rs := runAll(t, round, "postgres", func(l loaded) conformance.Backend {
+			be, err := conformance.NewSQL(l.Copy, d.app, d.admin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A deploy step loads the new version's SQL as docs/targets.md
+			// deploys it: as the owner, in one transaction.
+			be.Load = func(ctx context.Context, name, sql string) error {
+				return pgdeploy.Load(ctx, d.srv, d.admin, pgdeploy.Book{Name: name, SQL: sql})
+			}
+			return be
+		})
+		checkEntries(t, d.admin, round)
+		st = addStats(st, rs)
+	}
+	skippedReads("postgres", st)
+	// Every deploy step of the cases ran: none was skipped, silently or
+	// aloud.
+	if want := deploySteps(books); want == 0 || st.Deploys != want || st.DeploysSkipped > 0 {
+		t.Errorf("%d deploy steps run on PostgreSQL, %d scenarios with them skipped; the cases have %d", st.Deploys, st.DeploysSkipped, want)
+	}
+	t.Logf("%d scenarios of %d books on PostgreSQL through SQL, on %d servers (%d with together, %d run again), %d reads of the history compared, %d deploy steps run",
+		st.Total, len(books), len(rounds), st.Together, st.Again, st.Reads, st.Deploys)
+}
+
+// schemaRounds splits books into rounds that can each go to one server:
+// a book's schema is named after it, so two books of one name whose SQL
+// differs (versions of one book, in cases of their own) go to different
+// rounds, and a scenario that deploys reaches only its own book's schema.
+func schemaRounds(t *testing.T, books []loaded) [][]loaded {
+	t.Helper()
+	var rounds [][]loaded
+	var sqls []map[string]string // by round, the SQL loaded for each name
+	for _, l := range books {
+		sql, err := l.SQL()
 		if err != nil {
 			t.Fatal(err)
 		}
-		return be
-	})
-	checkEntries(t, d.admin, books)
-	skippedReads("postgres", st)
-	t.Logf("%d scenarios of %d books on PostgreSQL through SQL (%d with together, %d run again), %d reads of the history compared", st.Total, len(books), st.Together, st.Again, st.Reads)
+		deploys := l.Versions != nil
+		r := 0
+		for ; r < len(rounds); r++ {
+			have, taken := sqls[r][l.Copy.Name]
+			if !taken || (have == sql && !deploys) {
+				break
+			}
+		}
+		if r == len(rounds) {
+			rounds, sqls = append(rounds, nil), append(sqls, map[string]string{})
+		}
+		rounds[r] = append(rounds[r], l)
+		sqls[r][l.Copy.Name] = sql
+		if deploys {
+			// No other book may share the schema its deploys change.
+			sqls[r][l.Copy.Name] = "\x00deploys"
+		}
+	}
+	return rounds
+}
+
+// addStats adds up the counts of two runs.
+func addStats(a, b conformance.Stats) conformance.Stats {
+	a.Total += b.Total
+	a.Together += b.Together
+	a.Again += b.Again
+	a.Failed += b.Failed
+	a.Wide += b.Wide
+	a.NotRun += b.NotRun
+	a.Reads += b.Reads
+	a.ReadsSkipped += b.ReadsSkipped
+	a.Deploys += b.Deploys
+	a.DeploysSkipped += b.DeploysSkipped
+	return a
 }
 
 // TestClientConformance runs every scenario of every case through each
@@ -267,18 +403,23 @@ func TestClientConformance(t *testing.T) {
 	for _, tg := range targetsOn("postgres") {
 		t.Run(tg, func(t *testing.T) {
 			_, lang := languageOf(t, tg)
-			books := clientCases(t, tg)
+			books := withDeploys(t, clientCases(t, tg))
 			driversOf(t, tg) // skips here, before a server starts, when the language is not set up
-			d := startPostgres(t, books)
 			var procs []*conformance.Process
-			jobs := jobsOf(books, tg, lang.bulkOn("postgres"), func(l loaded) conformance.Backend {
-				p := startPostgresClient(t, tg, d, l)
-				procs = append(procs, p)
-				return p
-			})
-			st := conformance.RunAll(t, jobs)
-			checkEntries(t, d.admin, books)
+			var st conformance.Stats
+			// Books of one name whose SQL differs go to servers of their own.
+			for _, round := range schemaRounds(t, books) {
+				d := startPostgres(t, round)
+				jobs := jobsOf(round, tg, lang.bulkOn("postgres"), func(l loaded) conformance.Backend {
+					p := startPostgresClient(t, tg, d, l)
+					procs = append(procs, p)
+					return p
+				})
+				st = addStats(st, conformance.RunAll(t, jobs))
+				checkEntries(t, d.admin, round)
+			}
 			skippedReads(tg, st)
+			skippedDeploys(tg, st)
 			if !lang.bulkOn("postgres") {
 				fmt.Printf("SKIP: the %s driver takes no bulk request\n", tg)
 				t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process (%d with together, %d run again)", st.Total, len(books), tg, st.Together, st.Again)

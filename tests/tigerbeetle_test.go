@@ -77,6 +77,7 @@ type tbTarget struct {
 func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 	t.Helper()
 	_, lang := languageOf(t, tg)
+	books = withDeploys(t, books)
 	var jobs, bulkJobs []conformance.Job
 	var procs []*conformance.Process
 	bulk := on.bulk && lang.bulkOn("tigerbeetle")
@@ -109,6 +110,7 @@ func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 		}
 	}
 	st := conformance.RunAll(t, append(slices.Clip(jobs), bulkJobs...))
+	skippedDeploys(tg+" on TigerBeetle ("+on.what+")", st)
 	if t.Failed() {
 		return
 	}

@@ -95,6 +95,9 @@ type Observed struct {
 	// compared (neither is part of String).
 	Reads map[int]*ReadAnswer
 	Marks Marks
+	// Deploys counts the deploy steps the backend ran (not part of
+	// String).
+	Deploys int
 }
 
 func (o Observed) String() string {
@@ -146,7 +149,7 @@ func ShortResult(r interp.Result, err error) string {
 // a pass of n seconds lasts n seconds. Scale makes it so, and RunAll
 // calls it; a pass longer than a minute is refused as not scaled.
 func Run(ctx context.Context, be Backend, sc scenario.Scenario, tenant string) (Observed, bool, error) {
-	return run1(ctx, be, sc, sc, tenant, nil)
+	return run1(ctx, be, sc, sc, tenant, nil, nil)
 }
 
 // RunBulk is Run, but every run of calls that do not read a hold made
@@ -157,7 +160,35 @@ func RunBulk(ctx context.Context, be Backend, sc scenario.Scenario, tenant strin
 	if !ok {
 		return Observed{}, false, fmt.Errorf("the backend cannot take bulk calls")
 	}
-	return run1(ctx, be, sc, sc, tenant, b)
+	return run1(ctx, be, sc, sc, tenant, b, nil)
+}
+
+// Deployer is a backend that can put another version of the book in
+// place between two calls, as an operator deploys one.
+type Deployer interface {
+	// Deploy puts v's test copy in place of the version the backend
+	// holds, for every tenant; no call is in flight.
+	Deploy(ctx context.Context, v *Version) error
+	deployRefuser
+}
+
+// deployRefuser is a backend that says why it cannot run the deploy steps
+// of a scenario that starts at first and deploys versions in order, or
+// "" when it can.
+type deployRefuser interface {
+	DeployRefusal(first *book.Book, versions []*book.Book) string
+}
+
+// deploying is what a run needs to deploy: the backend, the first version
+// of the book, and every version by its test copy.
+type deploying struct {
+	be     Deployer
+	first  *Version
+	byCopy map[*book.Book]*Version
+}
+
+func hasDeploys(sc scenario.Scenario) bool {
+	return slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Deploy != nil })
 }
 
 // markGuard is how far from a pass's mark the run keeps every call:
@@ -167,19 +198,29 @@ const markGuard = 3 * time.Millisecond
 // run1 is Run; with bulk, runs of calls go through it. orig is sc as
 // written, whose passes give the marks their scenario time (sc itself
 // when it is not scaled).
-func run1(ctx context.Context, be Backend, sc, orig scenario.Scenario, tenant string, bulk BulkCaller) (o Observed, late bool, err error) {
+func run1(ctx context.Context, be Backend, sc, orig scenario.Scenario, tenant string, bulk BulkCaller, dep *deploying) (o Observed, late bool, err error) {
 	o = Observed{Reads: map[int]*ReadAnswer{}}
 	for i, st := range sc.Steps {
-		if st.Deploy != nil {
+		if st.Deploy != nil && dep == nil {
 			// A run builds and loads one version of the book.
 			return o, false, fmt.Errorf("step %d: a deploy step cannot run on a backend: the run loads one version of the book", i+1)
 		}
-		if st.Call == nil && st.Together == nil && st.Read == nil && (st.Pass < 0 || st.Pass > maxPass) {
+		if st.Deploy != nil && dep.byCopy[st.Deploy.Book] == nil {
+			return o, false, fmt.Errorf("step %d: deploy %q: the scenario is not scaled to the test copy of that version", i+1, st.Deploy.File)
+		}
+		if isPass(st) && (st.Pass < 0 || st.Pass > maxPass) {
 			return o, false, fmt.Errorf("step %d: a pass of %s would be waited out in real time: scale the scenario to the test copy first (conformance.Scale)", i+1, st.PassText)
 		}
 	}
 	if len(orig.Steps) != len(sc.Steps) {
 		return o, false, fmt.Errorf("the scenario as written has %d steps, scaled %d", len(orig.Steps), len(sc.Steps))
+	}
+	if dep != nil && hasDeploys(sc) {
+		// The backend may hold the last version another run deployed:
+		// the scenario starts from the first.
+		if err := dep.be.Deploy(ctx, dep.first); err != nil {
+			return o, false, fmt.Errorf("putting the first version back in place: %w", err)
+		}
 	}
 	start := time.Now()
 	r := &run{ctx: ctx, be: be, bulk: bulk, tenant: tenant, base: start,
@@ -227,6 +268,11 @@ func run1(ctx context.Context, be Backend, sc, orig scenario.Scenario, tenant st
 			if err := r.read(st.Read, o.Reads, i); err != nil {
 				return o, r.late, err
 			}
+		case st.Deploy != nil:
+			if err := dep.be.Deploy(ctx, dep.byCopy[st.Deploy.Book]); err != nil {
+				return o, r.late, fmt.Errorf("step %d: deploy %q: %w", i+1, st.Deploy.File, err)
+			}
+			o.Deploys++
 		default:
 			if err := r.pass(st.Pass, orig.Steps[i].Pass, i); err != nil {
 				return o, r.late, err

@@ -524,7 +524,7 @@ func TestPassesSplitWhereHoldsMayExpire(t *testing.T) {
 	}
 	f := newFakeLedger(cp, scaledPasses(t, orig, cp, sc))
 	before := time.Now()
-	got, _, err := run1(context.Background(), f, scaled, sc, "t", nil)
+	got, _, err := run1(context.Background(), f, scaled, sc, "t", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,26 @@ type Loaded struct {
 	Copy      *book.Book
 	CopySrc   []byte
 	Scenarios []scenario.Scenario
+	// Versions are the versions of the book the scenarios deploy
+	// (LoadDeploys), the first one (Book) among them, each with its test
+	// copy, by the book as read; nil when none deploys.
+	Versions map[*book.Book]*Version
 }
+
+// Version is a version of a book a scenario deploys: the book as read,
+// its test copy made as Load makes the first version's (Shorten), and
+// the copy's source, which a backend builds what it loads from.
+type Version struct {
+	File    string // as the deploy step names it
+	Book    *book.Book
+	Copy    *book.Book
+	CopySrc []byte
+}
+
+// ReadVersion reads the version of the book a deploy step names (file,
+// as the scenario wrote it) and checks that it may follow cur, as
+// `chobo run` checks it: the book and its source, or why not.
+type ReadVersion func(cur *book.Book, file string) (*book.Book, []byte, error)
 
 // Load checks a book, makes its test copy and reads its scenarios: the
 // ones chobo generates, then those of each hand-written file.
@@ -56,11 +75,50 @@ func Load(src File, scenarios ...File) (*Loaded, error) {
 	return l, nil
 }
 
+// LoadDeploys reads a scenario file whose scenarios deploy new versions
+// of the book, each version read by read, and adds its scenarios to l,
+// with a test copy of each version made as the first version's is, so
+// that every version's holds last Lifetime and the passes scale alike.
+func (l *Loaded) LoadDeploys(f File, read ReadVersion) error {
+	if l.Versions == nil {
+		l.Versions = map[*book.Book]*Version{l.Book: {File: l.Name, Book: l.Book, Copy: l.Copy, CopySrc: l.CopySrc}}
+	}
+	deploy := func(cur *book.Book, file string) (*book.Book, error) {
+		nb, src, err := read(cur, file)
+		if err != nil {
+			return nil, err
+		}
+		copySrc, cp, err := Shorten(nb, src)
+		if err != nil {
+			return nil, err
+		}
+		l.Versions[nb] = &Version{File: file, Book: nb, Copy: cp, CopySrc: copySrc}
+		return nb, nil
+	}
+	more, err := scenario.ReadWith(l.Book, f.Data, deploy)
+	if err != nil {
+		return fmt.Errorf("%s: %v", f.Name, err)
+	}
+	for i, sc := range more {
+		if _, err := scenario.Timing(sc, scenario.Run(l.Book, sc)); err != nil {
+			return fmt.Errorf("%s: scenario %d: %q: %v", f.Name, i+1, sc.Name, err)
+		}
+	}
+	l.Scenarios = append(l.Scenarios, more...)
+	return nil
+}
+
 // SQL is what `chobo build --target postgres` writes for the test copy.
 func (l *Loaded) SQL() (string, error) {
-	files, ds := postgres.Build(l.Copy, gen.NewSource(l.Name, l.CopySrc), gen.Options{})
+	return BuildSQL(l.Name, l.Copy, l.CopySrc)
+}
+
+// BuildSQL is what `chobo build --target postgres` writes for the test
+// copy cp of a book named name, made from src.
+func BuildSQL(name string, cp *book.Book, src []byte) (string, error) {
+	files, ds := postgres.Build(cp, gen.NewSource(name, src), gen.Options{})
 	if len(ds) > 0 {
-		return "", fmt.Errorf("%s: the SQL of the test copy: %+v", l.Name, ds)
+		return "", fmt.Errorf("%s: the SQL of the test copy: %+v", name, ds)
 	}
 	return string(files[0].Data), nil
 }
@@ -70,7 +128,8 @@ func (l *Loaded) SQL() (string, error) {
 func (l *Loaded) Jobs(where string, be Backend, tenant func(i int) string) []Job {
 	var jobs []Job
 	for i, sc := range l.Scenarios {
-		jobs = append(jobs, Job{Where: where, Book: l.Copy, Original: l.Book, Scenario: sc, Backend: be, Tenant: tenant(i)})
+		jobs = append(jobs, Job{Where: where, Book: l.Copy, Original: l.Book, Scenario: sc, Backend: be, Tenant: tenant(i),
+			Versions: l.Versions})
 	}
 	return jobs
 }

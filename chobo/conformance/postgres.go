@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,18 +28,85 @@ type SQL struct {
 	Model *model.Model  // the book's PostgreSQL client model
 	Pool  *pgxpool.Pool // the calls
 	Read  *pgxpool.Pool // the reads of the tables
+	// Load loads the SQL of another version of the book named name into
+	// its schema, in one transaction, as the role that owns it; nil:
+	// deploy steps are refused.
+	Load func(ctx context.Context, name, sql string) error
+
+	// deployed is the version a deploy step put in place, shared by the
+	// copies of s; it starts empty (Book and Model).
+	deployed *deployedSQL
+}
+
+type deployedSQL struct {
+	mu    sync.Mutex
+	book  *book.Book
+	model *model.Model
 }
 
 // NewSQL calls b's functions over calls and reads its tables over read,
 // which may be the same pool.
 func NewSQL(b *book.Book, calls, read *pgxpool.Pool) (SQL, error) {
 	m, err := model.New(b, model.Postgres)
-	return SQL{Book: b, Model: m, Pool: calls, Read: read}, err
+	return SQL{Book: b, Model: m, Pool: calls, Read: read, deployed: &deployedSQL{}}, err
+}
+
+// current is the version in place: the last one deployed, else Book.
+func (s SQL) current() (*book.Book, *model.Model) {
+	if s.deployed == nil {
+		return s.Book, s.Model
+	}
+	s.deployed.mu.Lock()
+	defer s.deployed.mu.Unlock()
+	if s.deployed.book == nil {
+		return s.Book, s.Model
+	}
+	return s.deployed.book, s.deployed.model
+}
+
+// DeployRefusal implements Deployer: the SQL pair runs any deploy a
+// scenario may make, given a way to load SQL.
+func (s SQL) DeployRefusal(*book.Book, []*book.Book) string {
+	switch {
+	case s.Load == nil:
+		return "the SQL pair was given no way to load another version's SQL (SQL.Load)"
+	case s.deployed == nil:
+		return "the SQL pair was not made by NewSQL, which keeps the version in place"
+	}
+	return ""
+}
+
+// Deploy implements Deployer: it builds the SQL of v's test copy as the
+// first version's is built, loads it into the same schema, and sends the
+// calls after it as the new version's client model writes them.
+func (s SQL) Deploy(ctx context.Context, v *Version) error {
+	if why := s.DeployRefusal(nil, nil); why != "" {
+		return fmt.Errorf("%s", why)
+	}
+	if v.Copy.Name != s.Book.Name {
+		return fmt.Errorf("%s holds the book %s, not %s", v.File, v.Copy.Name, s.Book.Name)
+	}
+	sql, err := BuildSQL(v.File, v.Copy, v.CopySrc)
+	if err != nil {
+		return err
+	}
+	m, err := model.New(v.Copy, model.Postgres)
+	if err != nil {
+		return err
+	}
+	if err := s.Load(ctx, v.Copy.Name, sql); err != nil {
+		return err
+	}
+	s.deployed.mu.Lock()
+	defer s.deployed.mu.Unlock()
+	s.deployed.book, s.deployed.model = v.Copy, m
+	return nil
 }
 
 // Call implements Backend.
 func (s SQL) Call(ctx context.Context, c interp.Call, tenant string) (interp.Result, error) {
-	st, err := show.Statement(s.Model, c, tenant)
+	_, m := s.current()
+	st, err := show.Statement(m, c, tenant)
 	if err != nil {
 		return interp.Result{}, err
 	}
@@ -62,10 +130,11 @@ func (s SQL) Call(ctx context.Context, c interp.Call, tenant string) (interp.Res
 // may hold them).
 func (s SQL) Expire(ctx context.Context, tenant string) (bool, error) {
 	var n int
-	if err := s.Pool.QueryRow(ctx, s.Model.Expire, WithCallID(show.Expire(s.Model))...).Scan(&n); err != nil {
+	b, m := s.current()
+	if err := s.Pool.QueryRow(ctx, m.Expire, WithCallID(show.Expire(m))...).Scan(&n); err != nil {
 		return false, err
 	}
-	return HeldPastDeadline(ctx, s.Read, s.Book, tenant)
+	return HeldPastDeadline(ctx, s.Read, b, tenant)
 }
 
 // WithCallID is the arguments of st with a new call id where --show
@@ -81,7 +150,8 @@ func WithCallID(st show.Sent) []any {
 
 // Ledger implements Backend.
 func (s SQL) Ledger(ctx context.Context, tenant string) ([]string, []string, error) {
-	return PostgresLedger(ctx, s.Read, s.Book, tenant)
+	b, _ := s.current()
+	return PostgresLedger(ctx, s.Read, b, tenant)
 }
 
 // HeldPastDeadline says whether holds of tenant past their deadline are
@@ -222,11 +292,12 @@ select a.tenant, a.kind, a.args
 // driver writes them. A read the server refuses is an answer's Error.
 func (s SQL) ReadHistory(ctx context.Context, req protocol.Request) (protocol.Response, error) {
 	res := protocol.Response{ID: req.ID}
-	if s.Model.History == nil {
+	b, m := s.current()
+	if m.History == nil {
 		res.Error = "the client model has no history statements"
 		return res, nil
 	}
-	h := s.history()
+	h := history(b, m)
 	var err error
 	switch req.Op {
 	case protocol.Statement:
@@ -242,7 +313,7 @@ func (s SQL) ReadHistory(ctx context.Context, req protocol.Request) (protocol.Re
 		res.Entries, res.Next, res.More = &entries, st.Next, st.More
 	case protocol.Entries:
 		var key []string
-		if t := s.Book.Transfer(req.Transfer); t != nil {
+		if t := b.Transfer(req.Transfer); t != nil {
 			for _, p := range t.Key {
 				key = append(key, req.Args[p.Name])
 			}
@@ -277,11 +348,11 @@ func (s SQL) ReadHistory(ctx context.Context, req protocol.Request) (protocol.Re
 
 // history is what chobopg reads the history with: the model's
 // statements and the names of every transfer kind's values.
-func (s SQL) history() *chobopg.History {
-	hs := s.Model.History
+func history(b *book.Book, m *model.Model) *chobopg.History {
+	hs := m.History
 	h := &chobopg.History{Statement: hs.Statement, Call: hs.Call, OpenHolds: hs.OpenHolds, BalanceAt: hs.BalanceAt,
 		Kinds: map[string]chobopg.Kind{}}
-	for _, t := range s.Book.Transfers {
+	for _, t := range b.Transfers {
 		var k chobopg.Kind
 		for _, p := range t.Params {
 			k.Args = append(k.Args, p.Name)

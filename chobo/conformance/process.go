@@ -557,3 +557,10 @@ func (t *tail) String() string {
 	defer t.mu.Unlock()
 	return string(t.buf)
 }
+
+// DeployRefusal says why a client driven as a process does not run a
+// scenario that deploys versions: the process is built from one version
+// of the book, and is not built again between two calls.
+func (p *Process) DeployRefusal(first *book.Book, versions []*book.Book) string {
+	return "its client runs as a process built for one version of the book and is not built again between two calls"
+}

@@ -39,6 +39,9 @@ type Job struct {
 	// that the drivers of finished books hold no connections while the
 	// rest run.
 	Done func()
+	// Versions are the versions of the book the scenario may deploy, by
+	// the book as read, the first among them (Loaded.Versions).
+	Versions map[*book.Book]*Version
 }
 
 // where names the book and, when there is one, the pair.
@@ -69,6 +72,10 @@ type Stats struct {
 	// Reads counts the read steps compared with the interpreter's;
 	// ReadsSkipped those that were not, each with a SKIP line in the log.
 	Reads, ReadsSkipped int
+	// Deploys counts the deploy steps run on a backend; DeploysSkipped
+	// the scenarios with deploy steps a backend could not run, each with
+	// a SKIP line in the log naming why.
+	Deploys, DeploysSkipped int
 }
 
 // Reporter is where RunAll reports: a *testing.T, or a program's own
@@ -97,7 +104,12 @@ func RunAll(t Reporter, jobs []Job) Stats {
 	all := &runAll{t: t, told: map[*DriverError]bool{}}
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
+	var deploying []Job
 	for _, j := range jobs {
+		if hasDeploys(j.Scenario) && all.deployRefused(j) == "" {
+			deploying = append(deploying, j)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -110,7 +122,39 @@ func RunAll(t Reporter, jobs []Job) Stats {
 		}()
 	}
 	wg.Wait()
+	// A deploy puts a version in place for every tenant of the book: the
+	// scenarios that deploy run once the others have ended, one at a time.
+	for _, j := range deploying {
+		all.job(ctx, j)
+		if j.Done != nil {
+			j.Done()
+		}
+	}
 	return all.stats
+}
+
+// deployRefused is why j's backend cannot run the deploy steps of its
+// scenario, or "" when it can.
+func (a *runAll) deployRefused(j Job) string {
+	var versions []*book.Book
+	for _, st := range j.Scenario.Steps {
+		if st.Deploy != nil {
+			versions = append(versions, st.Deploy.Book)
+		}
+	}
+	first := j.Original
+	if first == nil {
+		first = j.Book
+	}
+	r, ok := j.Backend.(deployRefuser)
+	if !ok {
+		return j.pair() + " cannot put another version of the book in place between two calls"
+	}
+	why := r.DeployRefusal(first, versions)
+	if _, can := j.Backend.(Deployer); why == "" && !can {
+		why = j.pair() + " cannot put another version of the book in place between two calls"
+	}
+	return why
 }
 
 // runAll is what the jobs of one RunAll share.
@@ -136,7 +180,27 @@ func (a *runAll) job(ctx context.Context, j Job) {
 	if orig == nil {
 		orig = j.Book
 	}
-	sc, err := Scale(orig, j.Book, j.Scenario)
+	var dep *deploying
+	if hasDeploys(j.Scenario) {
+		if why := a.deployRefused(j); why != "" {
+			// Never a silent skip: the log says which scenario and why.
+			a.t.Logf("SKIP: %s %q: not run: it deploys new versions of the book: %s", j.where(), j.Scenario.Name, why)
+			a.mu.Lock()
+			a.stats.DeploysSkipped++
+			a.mu.Unlock()
+			return
+		}
+		dep = &deploying{be: j.Backend.(Deployer), first: j.Versions[orig], byCopy: map[*book.Book]*Version{}}
+		if dep.first == nil {
+			a.t.Errorf("%s %q: not run: no test copy of the book's first version (conformance.LoadDeploys makes one)", j.where(), j.Scenario.Name)
+			a.fail()
+			return
+		}
+		for _, v := range j.Versions {
+			dep.byCopy[v.Copy] = v
+		}
+	}
+	sc, err := scale(orig, j.Book, j.Versions, j.Scenario)
 	if err != nil {
 		a.t.Errorf("%s %q: not run: %v", j.where(), j.Scenario.Name, err)
 		a.fail()
@@ -175,7 +239,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 	bad := false
 	for attempt := 1; ; attempt++ {
 		var late bool
-		got, late, err = run1(ctx, j.Backend, sc, j.Scenario, tenant, bulk)
+		got, late, err = run1(ctx, j.Backend, sc, j.Scenario, tenant, bulk, dep)
 		if err != nil {
 			a.failed(j, err)
 			return
@@ -228,6 +292,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.stats.Total++
+	a.stats.Deploys += got.Deploys
 	if bad {
 		a.stats.Failed++
 	}

@@ -28,6 +28,13 @@ const copyLifetime = scenario.CopyLifetime
 // exist for is refused, with the holds whose deadlines cannot all keep
 // their order.
 func Scale(orig, cp *book.Book, sc scenario.Scenario) (scenario.Scenario, error) {
+	return scale(orig, cp, nil, sc)
+}
+
+// scale is Scale for a scenario that may deploy new versions: each deploy
+// step puts in place the test copy of its version (versions, by the
+// version as read), and the calls after it are bound to that copy.
+func scale(orig, cp *book.Book, versions map[*book.Book]*Version, sc scenario.Scenario) (scenario.Scenario, error) {
 	onOrig, err := bind(orig, sc)
 	if err != nil {
 		return sc, err
@@ -37,13 +44,18 @@ func Scale(orig, cp *book.Book, sc scenario.Scenario) (scenario.Scenario, error)
 	if err != nil {
 		return sc, err
 	}
-	out, err := bind(cp, sc)
+	out, err := bindWith(cp, sc, func(d *scenario.Deploy) (*book.Book, error) {
+		if v := versions[d.Book]; v != nil {
+			return v.Copy, nil
+		}
+		return nil, fmt.Errorf("deploy %q: no test copy of that version was made (conformance.LoadDeploys makes one)", d.File)
+	})
 	if err != nil {
 		return sc, err
 	}
 	k := 0
 	for i, st := range out.Steps {
-		if st.Call == nil && st.Together == nil && st.Read == nil {
+		if isPass(st) {
 			out.Steps[i].Pass = lens[k]
 			out.Steps[i].PassText = passText(lens[k])
 			k++
@@ -62,6 +74,12 @@ func Scale(orig, cp *book.Book, sc scenario.Scenario) (scenario.Scenario, error)
 // interpreter reads a hold's lifetime from the call's transfer, not from
 // the book it runs on.
 func bind(b *book.Book, sc scenario.Scenario) (scenario.Scenario, error) {
+	return bindWith(b, sc, func(d *scenario.Deploy) (*book.Book, error) { return d.Book, nil })
+}
+
+// bindWith is bind where each deploy step puts in place the book version
+// gives for it, and the calls after it are bound to that book.
+func bindWith(b *book.Book, sc scenario.Scenario, version func(*scenario.Deploy) (*book.Book, error)) (scenario.Scenario, error) {
 	out := sc
 	out.Steps = make([]scenario.Step, len(sc.Steps))
 	rebind := func(c *scenario.Call) (*scenario.Call, error) {
@@ -76,6 +94,13 @@ func bind(b *book.Book, sc scenario.Scenario) (scenario.Scenario, error) {
 	for i, st := range sc.Steps {
 		var err error
 		switch {
+		case st.Deploy != nil:
+			nb, e := version(st.Deploy)
+			if e != nil {
+				return sc, e
+			}
+			b = nb
+			st.Deploy = &scenario.Deploy{File: st.Deploy.File, Book: nb}
 		case st.Call != nil:
 			st.Call, err = rebind(st.Call)
 		case st.Together != nil:
@@ -100,6 +125,11 @@ func bind(b *book.Book, sc scenario.Scenario) (scenario.Scenario, error) {
 	return out, nil
 }
 
+// isPass reports whether st is a pass of time.
+func isPass(st scenario.Step) bool {
+	return st.Call == nil && st.Together == nil && st.Read == nil && st.Deploy == nil
+}
+
 // passText writes a scaled pass in the scenario format.
 func passText(secs int64) string {
 	if secs == 1 {
@@ -111,7 +141,7 @@ func passText(secs int64) string {
 func passList(sc scenario.Scenario) string {
 	var out []string
 	for i, st := range sc.Steps {
-		if st.Call == nil && st.Together == nil && st.Read == nil {
+		if isPass(st) {
 			out = append(out, fmt.Sprintf("step %d: %s", i+1, st.PassText))
 		}
 	}

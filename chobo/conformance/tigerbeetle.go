@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -502,3 +503,97 @@ func (r *Runtime) ReadHistory(ctx context.Context, req protocol.Request) (protoc
 	}
 	return res, nil
 }
+
+// DeployRefusal implements Deployer. A client driven as a process is
+// built for one version, so only calls through Runtime, in this process,
+// take another version's chains; and a changed upper bound or lower bound
+// below 0 lives in each account's room or floor account, which only
+// `chobo migrate` moves, so such a deploy is not run either.
+func (t *TigerBeetle) DeployRefusal(first *book.Book, versions []*book.Book) string {
+	var why []string
+	if _, ok := t.Calls.(*Runtime); !ok {
+		why = append(why, "its client runs as a process built for one version of the book and cannot take another's chains between two calls")
+	}
+	if kinds := migrated(first, versions); len(kinds) > 0 {
+		why = append(why, "the bounds of "+strings.Join(kinds, ", ")+
+			" change where a floor or room account holds them (an upper bound, or a lower bound below 0), which takes `chobo migrate`, not run here")
+	}
+	if kinds := relaid(first, versions); len(kinds) > 0 {
+		why = append(why, "the lower bound of "+strings.Join(kinds, ", ")+
+			" moves between 0 (the account's flag) and above 0 (a hold and void to the sink), which lays the chains out otherwise: a call made before and retried answers key_conflict on TigerBeetle, where the interpreter answers done_before")
+	}
+	return strings.Join(why, "; and ")
+}
+
+// Deploy implements Deployer: the calls after it go through the chains
+// of v's definition, and the ledger is read by it.
+func (t *TigerBeetle) Deploy(ctx context.Context, v *Version) error {
+	rt, ok := t.Calls.(*Runtime)
+	if !ok {
+		return fmt.Errorf("the client runs as a process built for one version of the book")
+	}
+	t.init()
+	def := tigerbeetle.Def(v.Copy)
+	t.mu.Lock()
+	t.Book, t.def = v.Copy, def
+	t.mu.Unlock()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	// Each tenant's chobotb.Book is made anew with the new definition, as
+	// a client of the new version starts.
+	rt.Def, rt.Book, rt.books = def, v.Copy, nil
+	return nil
+}
+
+// migrated lists the account kinds whose bounds change, from one version
+// to the next, on a side TigerBeetle keeps in a floor or room account.
+func migrated(first *book.Book, versions []*book.Book) []string {
+	var out []string
+	cur := first
+	for _, nb := range versions {
+		for _, a := range nb.Accounts {
+			old := cur.Account(a.Name)
+			if old == nil || slices.Contains(out, a.Name) {
+				continue
+			}
+			if boundText(old.Upper) != boundText(a.Upper) || (inFloor(old.Lower) || inFloor(a.Lower)) && boundText(old.Lower) != boundText(a.Lower) {
+				out = append(out, a.Name)
+			}
+		}
+		cur = nb
+	}
+	return out
+}
+
+// relaid lists the account kinds whose lower bound goes, from one
+// version to the next, from 0 to above 0 or back: both in the chains, but
+// laid out differently.
+func relaid(first *book.Book, versions []*book.Book) []string {
+	var out []string
+	cur := first
+	for _, nb := range versions {
+		for _, a := range nb.Accounts {
+			old := cur.Account(a.Name)
+			if old == nil || old.Lower == nil || a.Lower == nil || slices.Contains(out, a.Name) {
+				continue
+			}
+			if (old.Lower.Value == 0 && a.Lower.Value > 0) || (old.Lower.Value > 0 && a.Lower.Value == 0) {
+				out = append(out, a.Name)
+			}
+		}
+		cur = nb
+	}
+	return out
+}
+
+// boundText is a bound's value as a string, "" for no bound.
+func boundText(b *book.Bound) string {
+	if b == nil {
+		return ""
+	}
+	return fmt.Sprint(b.Value)
+}
+
+// inFloor reports whether a lower bound lives in a floor account: none, or
+// one below 0.
+func inFloor(b *book.Bound) bool { return b == nil || b.Value < 0 }

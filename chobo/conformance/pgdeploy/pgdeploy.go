@@ -153,3 +153,30 @@ func Deploy(ctx context.Context, srv *pgtest.Server, admin DB, books []Book, opt
 	pool, err := srv.OpenPoolAs(ctx, App, max(opts.Conns, 1))
 	return pool, planted, err
 }
+
+// Load loads the SQL of a new version of a book over the one deployed, as
+// an operator deploys it: as Owner, the SQL in its own one transaction,
+// then Grants for App, so that functions the new version adds can be
+// called. admin checks, as Deploy does, that nothing was bound to a
+// lookalike of a built-in.
+func Load(ctx context.Context, srv *pgtest.Server, admin DB, b Book) error {
+	owner, err := pgx.Connect(ctx, srv.ConnStringAs(Owner, pgtest.DefaultDB))
+	if err != nil {
+		return fmt.Errorf("pgdeploy: connecting as %s: %w", Owner, err)
+	}
+	defer owner.Close(context.Background())
+	if _, err := owner.Exec(ctx, b.SQL); err != nil {
+		return fmt.Errorf("pgdeploy: loading the SQL of %s as %s: %w", b.Name, Owner, err)
+	}
+	if err := Grant(ctx, owner, b.Name, App); err != nil {
+		return err
+	}
+	bound, err := Bound(ctx, admin)
+	if err != nil {
+		return err
+	}
+	if len(bound) > 0 {
+		return fmt.Errorf("pgdeploy: loading the SQL of %s bound it to lookalikes of built-ins: %q", b.Name, bound)
+	}
+	return nil
+}

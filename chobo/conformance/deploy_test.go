@@ -1,0 +1,198 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/interp"
+)
+
+const shelfV1 = `book shelves v1
+unit pcs
+account shelf(id: string) : pcs
+  at least 0 refused as empty
+  at most 5 refused as full
+account world : pcs outside
+transfer fill(order: string, id: string, qty: pcs)
+  key order
+  move qty from world to shelf(id)
+transfer keep(order: string, id: string, qty: pcs)
+  key order
+  pending expires after 1 hour
+  move qty from world to shelf(id)
+`
+
+// shelfV2 widens the shelves' upper bound.
+var shelfV2 = strings.NewReplacer("v1", "v2", "at most 5", "at most 10").Replace(shelfV1)
+
+const deploys = `{"name": "a wider shelf", "steps": [
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 5}, "expect": "done"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 1}, "expect": "refused: full"},
+  {"op": "keep.hold", "args": {"order": "h-1", "id": "b", "qty": 2}, "expect": "done"},
+  {"deploy": "v2.book"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 1}, "expect": "refused: already_refused"},
+  {"op": "fill.do", "args": {"order": "o-3", "id": "a", "qty": 4}, "expect": "done"},
+  {"op": "keep.post", "args": {"order": "h-1"}, "expect": "done"}
+]}`
+
+// loadDeploys loads shelfV1 and the scenario that deploys shelfV2.
+func loadDeploys(t *testing.T) *Loaded {
+	t.Helper()
+	l, err := Load(File{Name: "shelves.book", Data: []byte(shelfV1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(cur *book.Book, file string) (*book.Book, []byte, error) {
+		if file != "v2.book" {
+			return nil, nil, fmt.Errorf("no %s", file)
+		}
+		res := check.Check(file, []byte(shelfV2))
+		if res.Book == nil {
+			return nil, nil, fmt.Errorf("%s does not check: %+v", file, res.Diags)
+		}
+		return res.Book, []byte(shelfV2), nil
+	}
+	if err := l.LoadDeploys(File{Name: "deploys.json", Data: []byte(deploys)}, read); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// onInterp is a backend that is the interpreter, one ledger per tenant:
+// it answers as the reference does only if the versions it is given are
+// put in place when the scenario deploys them.
+type onInterp struct {
+	mu       sync.Mutex
+	cur      *book.Book
+	ledgers  map[string]*interp.State
+	deployed []string // the test copies put in place, by version
+}
+
+func (f *onInterp) ledger(tenant string) *interp.State {
+	if f.ledgers[tenant] == nil {
+		f.ledgers[tenant] = interp.New(f.cur)
+	}
+	return f.ledgers[tenant]
+}
+
+func (f *onInterp) Call(_ context.Context, c interp.Call, tenant string) (interp.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// The backend knows only the version in place, as a server does.
+	c.Transfer = f.cur.Transfer(c.Transfer.Name)
+	return f.ledger(tenant).Apply(c)
+}
+
+func (f *onInterp) Expire(context.Context, string) (bool, error) { return false, nil }
+
+func (f *onInterp) Ledger(_ context.Context, tenant string) ([]string, []string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var accounts, holds []string
+	s := f.ledger(tenant)
+	for _, a := range s.Accounts() {
+		accounts = append(accounts, AccountLine(a.Account.String(), a.Balance))
+	}
+	for _, h := range s.Holds() {
+		holds = append(holds, h.Name()+" "+h.State.String())
+	}
+	return accounts, holds, nil
+}
+
+func (f *onInterp) DeployRefusal(*book.Book, []*book.Book) string { return "" }
+
+func (f *onInterp) Deploy(_ context.Context, v *Version) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cur = v.Copy
+	for _, s := range f.ledgers {
+		s.Deploy(v.Copy)
+	}
+	f.deployed = append(f.deployed, fmt.Sprintf("%s v%d", v.File, v.Copy.Version))
+	return nil
+}
+
+// TestRunAllDeploys: a backend that can deploy runs the scenario's
+// deploy steps, the first version put back first, each with the test
+// copy of its version (holds of 3 seconds), and they are counted.
+func TestRunAllDeploys(t *testing.T) {
+	l := loadDeploys(t)
+	f := &onInterp{cur: l.Copy, ledgers: map[string]*interp.State{}}
+	r := &pairReporter{errs: map[string][]string{}}
+	var jobs []Job
+	for _, j := range l.Jobs("shelves.book", f, func(i int) string { return fmt.Sprintf("t%d", i) }) {
+		if hasDeploys(j.Scenario) {
+			j.Pair = "interp"
+			jobs = append(jobs, j)
+		}
+	}
+	if len(jobs) != 1 {
+		t.Fatalf("%d scenarios deploy, want 1", len(jobs))
+	}
+	st := RunAll(r, jobs)
+	if len(r.errs) > 0 {
+		t.Fatalf("errors: %v", r.errs)
+	}
+	if st.Deploys != 1 || st.DeploysSkipped != 0 || st.Total != 1 {
+		t.Errorf("stats %+v, want 1 deploy run of 1 scenario", st)
+	}
+	if got := strings.Join(f.deployed, ", "); got != "shelves.book v1, v2.book v2" {
+		t.Errorf("deployed %s", got)
+	}
+	if p := f.cur.Transfer("keep").Pending; f.cur.Version != 2 || p == nil || p.Seconds != copyLifetime {
+		t.Errorf("the version in place is not the test copy of v2: v%d, keep's hold lasts %+v", f.cur.Version, p)
+	}
+}
+
+// TestRunAllSkipsDeploysAloud: a backend that cannot deploy does not run
+// the scenario, and says so in a SKIP line naming it and why.
+func TestRunAllSkipsDeploysAloud(t *testing.T) {
+	l := loadDeploys(t)
+	r := &pairReporter{errs: map[string][]string{}}
+	var jobs []Job
+	for _, j := range l.Jobs("shelves.book", &fakeLedger{}, func(i int) string { return fmt.Sprintf("t%d", i) }) {
+		if hasDeploys(j.Scenario) {
+			j.Pair = "fake"
+			jobs = append(jobs, j)
+		}
+	}
+	st := RunAll(r, jobs)
+	if st.Deploys != 0 || st.DeploysSkipped != 1 || st.Total != 0 || len(r.errs) > 0 {
+		t.Errorf("stats %+v, errors %v; want the scenario skipped", st, r.errs)
+	}
+	want := `SKIP: shelves.book on fake "a wider shelf": not run: it deploys new versions of the book: fake cannot put another version of the book in place between two calls`
+	if len(r.logs) != 1 || r.logs[0] != want {
+		t.Errorf("logs %q, want %q", r.logs, want)
+	}
+}
+
+// TestTigerBeetleNamesTheBoundsToMigrate: the TigerBeetle pairs refuse
+// deploys, naming the kinds whose changed bounds a floor or room holds.
+func TestTigerBeetleNamesTheBoundsToMigrate(t *testing.T) {
+	l := loadDeploys(t)
+	var v2 *book.Book
+	for b := range l.Versions {
+		if b != l.Book {
+			v2 = b
+		}
+	}
+	why := (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{v2})
+	if !strings.Contains(why, "the bounds of shelf change where a floor or room account holds them") {
+		t.Errorf("got %q", why)
+	}
+	lower := check.Check("v3.book", []byte(strings.NewReplacer("v1", "v3", "at least 0", "at least 2").Replace(shelfV1)))
+	why = (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{lower.Book})
+	if strings.Contains(why, "floor or room") || !strings.Contains(why, "process") || !strings.Contains(why, "the lower bound of shelf moves between 0 (the account's flag) and above 0") {
+		t.Errorf("a lower bound of 0 or more lives in the chains, laid out otherwise above 0, and the client is a process: got %q", why)
+	}
+	one := check.Check("v1.book", []byte(strings.Replace(shelfV1, "at least 0", "at least 1", 1)))
+	two := check.Check("v2.book", []byte(strings.NewReplacer("v1", "v2", "at least 0", "at least 2").Replace(shelfV1)))
+	if why := (&TigerBeetle{Calls: &Runtime{}}).DeployRefusal(one.Book, []*book.Book{two.Book}); why != "" {
+		t.Errorf("calls in this process through chains of a lower bound above 0 both times: got %q", why)
+	}
+}
