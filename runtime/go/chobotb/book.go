@@ -140,7 +140,7 @@ func (b *Book) openingsFor(ctx context.Context, p *Plan, created map[ids.ID]bool
 	if len(ask) == 0 {
 		return todo, nil
 	}
-	found, err := lookupAccounts(ctx, b.c, ask)
+	found, err := lookupAccounts(ctx, b.c, ask, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -152,14 +152,18 @@ func (b *Book) openingsFor(ctx context.Context, p *Plan, created map[ids.ID]bool
 	return todo, nil
 }
 
-// lookupAccounts looks the accounts of list up, MaxEvents at a time, by id.
-func lookupAccounts(ctx context.Context, c Client, list []ids.ID) (map[ids.ID]Account, error) {
+// lookupAccounts looks the accounts of list up, MaxEvents at a time, by
+// id; sent, when set, is told of each request (the migration counts them).
+func lookupAccounts(ctx context.Context, c Client, list []ids.ID, sent func()) (map[ids.ID]Account, error) {
 	found := make(map[ids.ID]Account, len(list))
 	for len(list) > 0 {
 		n := min(len(list), MaxEvents)
 		ctx, cancel := bounded(ctx)
 		as, err := c.LookupAccounts(ctx, list[:n])
 		cancel()
+		if sent != nil {
+			sent()
+		}
 		if err != nil {
 			return nil, err
 		}

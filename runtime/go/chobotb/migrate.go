@@ -303,22 +303,7 @@ func (m *migration) chunk(ctx context.Context, tenant string, k int, owners []Ac
 }
 
 func (m *migration) lookup(ctx context.Context, list []ids.ID) (map[ids.ID]Account, error) {
-	found := map[ids.ID]Account{}
-	for len(list) > 0 {
-		n := min(len(list), MaxEvents)
-		c, cancel := bounded(ctx)
-		as, err := m.c.LookupAccounts(c, list[:n])
-		cancel()
-		m.request()
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range as {
-			found[a.ID] = a
-		}
-		list = list[n:]
-	}
-	return found, nil
+	return lookupAccounts(ctx, m.c, list, m.request)
 }
 
 // open makes the floors and rooms the bounds of kind k need and that the
