@@ -83,7 +83,7 @@ func runMigrate(inv *Invocation) int {
 	progress := func(p chobotb.MigrateProgress) {
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
 			fmt.Sprintf("chobo migrate: %d accounts seen, %d floors and rooms moved, %d requests", p.Seen, p.Changed, p.Requests),
-			fmt.Sprintf("chobo migrate: 口座 %d 件を読み、フロアとルーム %d 件を動かし、リクエスト %d 回", p.Seen, p.Changed, p.Requests)).In(inv.Lang))
+			fmt.Sprintf("chobo migrate: 勘定 %d 件を読み、フロアとルーム %d 件を動かし、リクエスト %d 回", p.Seen, p.Changed, p.Requests)).In(inv.Lang))
 	}
 	r, err := chobotb.Migrate(ctx, c, tigerbeetle.Def(b), chobotb.MigrateOptions{Version: b.Version, Tenants: tenants, Progress: progress})
 	progress(r.MigrateProgress)
@@ -91,7 +91,7 @@ func runMigrate(inv *Invocation) int {
 	case err == nil:
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
 			fmt.Sprintf("chobo migrate: every account of %s v%d keeps the book's bounds", b.Name, b.Version),
-			fmt.Sprintf("chobo migrate: %s v%d の口座はどれも帳簿の上下限に揃いました", b.Name, b.Version)).In(inv.Lang))
+			fmt.Sprintf("chobo migrate: %s v%d の勘定はどれも帳簿の境界に揃いました", b.Name, b.Version)).In(inv.Lang))
 		return ExitOK
 	case errors.Is(err, chobotb.ErrLeft):
 		outside, held := 0, 0
@@ -105,12 +105,12 @@ func runMigrate(inv *Invocation) int {
 		}
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
 			fmt.Sprintf("chobo migrate: %d accounts stand outside the narrowed bound and %d have holds open from before the bound; they keep the bound they had, every other account was moved. Run chobo migrate again once they are back inside and those holds have ended, or widen the bound", outside, held),
-			fmt.Sprintf("chobo migrate: 口座 %d 件が狭めた上下限の外にあり、%d 件には上下限より前の仮押さえが残っています。これらは元の上下限のままで、ほかの口座は動かしました。内側に戻り、その仮押さえが終わってから、もう一度 chobo migrate を実行するか、上下限を広げてください", outside, held)).In(inv.Lang))
+			fmt.Sprintf("chobo migrate: 勘定 %d 件が狭めた境界の外にあり、%d 件には境界より前の仮押さえが残っています。これらは元の境界のままで、ほかの勘定は動かしました。内側に戻り、その仮押さえが終わってから、もう一度 chobo migrate を実行するか、境界を広げてください", outside, held)).In(inv.Lang))
 		return ExitError
 	case ctx.Err() != nil:
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
 			"chobo migrate: stopped; every floor and room holds its old bound or its new one, and running chobo migrate again finishes the rest",
-			"chobo migrate: 止めました。フロアとルームはどれも元の上下限か新しい上下限のどちらかです。もう一度 chobo migrate を実行すれば残りを終えます").In(inv.Lang))
+			"chobo migrate: 止めました。フロアとルームはどれも元の境界か新しい境界のどちらかです。もう一度 chobo migrate を実行すれば残りを終えます").In(inv.Lang))
 		return ExitUsage
 	default:
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(

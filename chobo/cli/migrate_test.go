@@ -84,7 +84,7 @@ func TestMigrateCommand(t *testing.T) {
 	}
 
 	code, msg := migrateOn(t, m, ctx, nil, "migrate", v2, "--addresses", "3000", "--lang", "ja")
-	if code != ExitError || !strings.Contains(msg, "狭めた上下限の外") || !strings.Contains(msg, "wallet ") {
+	if code != ExitError || !strings.Contains(msg, "狭めた境界の外") || !strings.Contains(msg, "wallet ") {
 		t.Fatalf("exit %d:\n%s", code, msg)
 	}
 	if !strings.Contains(msg, "リクエスト") {
