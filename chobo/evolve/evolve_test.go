@@ -464,7 +464,9 @@ func TestAccountChangeHints(t *testing.T) {
 // TigerBeetle keeps it. A lower bound of 0 or more is judged by the chain
 // a client sends; one below 0 is a floor account's balance, an upper
 // bound a room account's, and `chobo migrate` moves those. A renamed
-// reason is stored nowhere.
+// reason is stored nowhere. A lower bound moved between 0 and above 0
+// changes the chain of a transfer of one move, whose retry across the
+// deploy TigerBeetle then answers key_conflict.
 func TestBoundDeployNotes(t *testing.T) {
 	const old = "book b v1\nunit pcs\naccount a : pcs\n  at least %s refused as low\n  at most %s refused as high\n"
 	for _, tt := range []struct {
@@ -474,7 +476,8 @@ func TestBoundDeployNotes(t *testing.T) {
 		reason          bool
 		want, wantNot   string
 	}{
-		{"lower above 0", "0", "10", "2", "10", false, "on TigerBeetle, the new version's clients apply it at once", "migrate"},
+		{"lower above 0", "0", "10", "2", "10", false, "on TigerBeetle, the new version's clients apply it at once; a call of a transfer with one move", "migrate"},
+		{"lower from 1 to 2", "1", "10", "2", "10", false, "on TigerBeetle, the new version's clients apply it at once", "key_conflict"},
 		{"lower below 0", "-5", "10", "-2", "10", false, "a lower bound below 0 is kept by each account's floor account: run `chobo migrate`", "room"},
 		{"upper", "0", "10", "0", "20", false, "an upper bound is kept by each account's room account: run `chobo migrate`", "floor"},
 		{"reason", "0", "10", "0", "10", true, "no account stores the reason", "migrate"},
