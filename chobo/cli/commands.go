@@ -57,22 +57,7 @@ func init() {
 			},
 			MinArgs: 1, MaxArgs: 1, Run: runBuild, Choices: targetChoices,
 		},
-		{
-			Name: "migrate", Args: "<file.book> --addresses <addresses>",
-			Summary: diag.T("move the floors and rooms of a TigerBeetle ledger onto a new version's bounds",
-				"TigerBeetle の台帳のフロアとルームを、新しいバージョンの境界に移す"),
-			Flags: []Flag{
-				{Name: "addresses", Value: "<a,b,…>",
-					Help: diag.T("the replicas of the cluster, as tigerbeetle start takes them (3000, 127.0.0.1:3000,…; default: $TB_ADDRESS)",
-						"クラスターのレプリカ。tigerbeetle start と同じ書き方(3000、127.0.0.1:3000,…。既定は $TB_ADDRESS)")},
-				{Name: "cluster", Value: "<id>",
-					Help: diag.T("the cluster id (default: 0)", "クラスター ID(既定は 0)")},
-				{Name: "tenant", Value: "<tenant>", Repeat: true,
-					Help: diag.T("a tenant whose accounts to move (default: the tenant \"\" alone); may be given more than once",
-						"勘定を動かすテナント(既定はテナント \"\" だけ)。何度でも指定できる")},
-			},
-			MinArgs: 1, MaxArgs: 1, Run: runMigrate,
-		},
+		migrateCommand(),
 		{
 			Name: "api", Args: "<file.book>",
 			Summary: diag.T("describe how to call a book, as JSON for tools", "帳簿の呼び方を、ツール向けの JSON で出力する"),

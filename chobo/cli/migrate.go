@@ -19,6 +19,27 @@ import (
 // put the model here.
 var dialTigerBeetle func(cluster chobotb.U128, addresses []string) (chobotb.MigrateClient, func(), error)
 
+// migrateCommand is the table's entry for chobo migrate, kept beside the
+// command it runs.
+func migrateCommand() Command {
+	return Command{
+		Name: "migrate", Args: "<file.book> --addresses <addresses>",
+		Summary: diag.T("move the floors and rooms of a TigerBeetle ledger onto a new version's bounds",
+			"TigerBeetle の台帳のフロアとルームを、新しいバージョンの境界に移す"),
+		Flags: []Flag{
+			{Name: "addresses", Value: "<a,b,…>",
+				Help: diag.T("the replicas of the cluster, as tigerbeetle start takes them (3000, 127.0.0.1:3000,…; default: $TB_ADDRESS)",
+					"クラスターのレプリカ。tigerbeetle start と同じ書き方(3000、127.0.0.1:3000,…。既定は $TB_ADDRESS)")},
+			{Name: "cluster", Value: "<id>",
+				Help: diag.T("the cluster id (default: 0)", "クラスター ID(既定は 0)")},
+			{Name: "tenant", Value: "<tenant>", Repeat: true,
+				Help: diag.T("a tenant whose accounts to move (default: the tenant \"\" alone); may be given more than once",
+					"勘定を動かすテナント(既定はテナント \"\" だけ)。何度でも指定できる")},
+		},
+		MinArgs: 1, MaxArgs: 1, Run: runMigrate,
+	}
+}
+
 // CanMigrate reports whether this chobo can reach a TigerBeetle cluster:
 // it was built with cgo, which TigerBeetle's official client needs, and
 // with that client.
@@ -37,31 +58,9 @@ func runMigrate(inv *Invocation) int {
 	if b == nil {
 		return code
 	}
-	addrs := inv.Flags["addresses"]
-	if addrs == "" && env.Getenv != nil {
-		addrs = env.Getenv("TB_ADDRESS")
-	}
-	if addrs == "" {
-		usageError(env, inv.Cmd, inv.Lang, diag.T("--addresses is required (or TB_ADDRESS)", "--addresses が要ります(または TB_ADDRESS)"))
+	list, cluster, ok := migrateTarget(inv)
+	if !ok {
 		return ExitUsage
-	}
-	var list []string
-	for _, a := range strings.Split(addrs, ",") {
-		if a = strings.TrimSpace(a); a != "" {
-			list = append(list, a)
-		}
-	}
-	cluster := chobotb.U128{}
-	if s, ok := inv.Flags["cluster"]; ok {
-		v, ok := new(big.Int).SetString(s, 10)
-		if !ok || v.Sign() < 0 || v.BitLen() > 128 {
-			usageError(env, inv.Cmd, inv.Lang, diag.T(
-				fmt.Sprintf("--cluster %q is not a cluster id: a whole number from 0 to 2^128-1", s),
-				fmt.Sprintf("--cluster %q はクラスター ID ではありません(0 から 2^128-1 までの整数)", s)))
-			return ExitUsage
-		}
-		lo := new(big.Int).And(v, new(big.Int).SetUint64(^uint64(0)))
-		cluster = chobotb.U128{Hi: new(big.Int).Rsh(v, 64).Uint64(), Lo: lo.Uint64()}
 	}
 	if dialTigerBeetle == nil {
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
@@ -87,11 +86,49 @@ func runMigrate(inv *Invocation) int {
 	}
 	r, err := chobotb.Migrate(ctx, c, tigerbeetle.Def(b), chobotb.MigrateOptions{Version: b.Version, Tenants: tenants, Progress: progress})
 	progress(r.MigrateProgress)
+	return migrateOutcome(ctx, inv, b.Name, b.Version, r, err)
+}
+
+// migrateTarget reads the cluster chobo migrate reaches: its replicas
+// (--addresses, else TB_ADDRESS) and its id. A usage error is printed
+// and ok is false.
+func migrateTarget(inv *Invocation) (list []string, cluster chobotb.U128, ok bool) {
+	env := inv.Env
+	addrs := inv.Flags["addresses"]
+	if addrs == "" && env.Getenv != nil {
+		addrs = env.Getenv("TB_ADDRESS")
+	}
+	if addrs == "" {
+		usageError(env, inv.Cmd, inv.Lang, diag.T("--addresses is required (or TB_ADDRESS)", "--addresses が要ります(または TB_ADDRESS)"))
+		return nil, cluster, false
+	}
+	for _, a := range strings.Split(addrs, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			list = append(list, a)
+		}
+	}
+	if s, ok := inv.Flags["cluster"]; ok {
+		v, ok := new(big.Int).SetString(s, 10)
+		if !ok || v.Sign() < 0 || v.BitLen() > 128 {
+			usageError(env, inv.Cmd, inv.Lang, diag.T(
+				fmt.Sprintf("--cluster %q is not a cluster id: a whole number from 0 to 2^128-1", s),
+				fmt.Sprintf("--cluster %q はクラスター ID ではありません(0 から 2^128-1 までの整数)", s)))
+			return nil, cluster, false
+		}
+		lo := new(big.Int).And(v, new(big.Int).SetUint64(^uint64(0)))
+		cluster = chobotb.U128{Hi: new(big.Int).Rsh(v, 64).Uint64(), Lo: lo.Uint64()}
+	}
+	return list, cluster, true
+}
+
+// migrateOutcome says how a migration ended and gives its exit code.
+func migrateOutcome(ctx context.Context, inv *Invocation, book string, version int, r chobotb.MigrateReport, err error) int {
+	env := inv.Env
 	switch {
 	case err == nil:
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
-			fmt.Sprintf("chobo migrate: every account of %s v%d keeps the book's bounds", b.Name, b.Version),
-			fmt.Sprintf("chobo migrate: %s v%d の勘定はどれも帳簿の境界に揃いました", b.Name, b.Version)).In(inv.Lang))
+			fmt.Sprintf("chobo migrate: every account of %s v%d keeps the book's bounds", book, version),
+			fmt.Sprintf("chobo migrate: %s v%d の勘定はどれも帳簿の境界に揃いました", book, version)).In(inv.Lang))
 		return ExitOK
 	case errors.Is(err, chobotb.ErrLeft):
 		outside, held := 0, 0
