@@ -109,14 +109,15 @@ func migrateTarget(inv *Invocation) (list []string, cluster chobotb.U128, ok boo
 	}
 	if s, ok := inv.Flags["cluster"]; ok {
 		v, ok := new(big.Int).SetString(s, 10)
-		if !ok || v.Sign() < 0 || v.BitLen() > 128 {
+		if ok {
+			cluster, ok = chobotb.U128Of(v)
+		}
+		if !ok {
 			usageError(env, inv.Cmd, inv.Lang, diag.T(
 				fmt.Sprintf("--cluster %q is not a cluster id: a whole number from 0 to 2^128-1", s),
 				fmt.Sprintf("--cluster %q はクラスター ID ではありません(0 から 2^128-1 までの整数)", s)))
 			return nil, cluster, false
 		}
-		lo := new(big.Int).And(v, new(big.Int).SetUint64(^uint64(0)))
-		cluster = chobotb.U128{Hi: new(big.Int).Rsh(v, 64).Uint64(), Lo: lo.Uint64()}
 	}
 	return list, cluster, true
 }

@@ -383,7 +383,9 @@ func u128Int(v U128) *big.Int {
 	return hi.Lsh(hi, 64).Or(hi, new(big.Int).SetUint64(v.Lo))
 }
 
-func intU128(v *big.Int) (U128, bool) {
+// U128Of is v as a U128, false when v is negative or needs more than 128
+// bits.
+func U128Of(v *big.Int) (U128, bool) {
 	if v.Sign() < 0 || v.BitLen() > 128 {
 		return U128{}, false
 	}
@@ -453,7 +455,7 @@ func (m *migration) move(tenant string, k int, owner, h Account, s migrateSide) 
 		in.Neg(in)
 		t.DebitAccountID, t.CreditAccountID = h.ID, sink
 	}
-	t.Amount, _ = intU128(in)
+	t.Amount, _ = U128Of(in)
 	events := []Transfer{t}
 	if t.DebitAccountID == h.ID {
 		var probe ids.ID
