@@ -1,6 +1,10 @@
 package api
 
-import "github.com/chobo-lang/chobo/chobo/scenario"
+import (
+	"encoding/json"
+
+	"github.com/chobo-lang/chobo/chobo/scenario"
+)
 
 // Run is what `chobo run --format json` prints: the outcomes of every
 // scenario of one file.
@@ -23,13 +27,17 @@ type RunScenario struct {
 	Deploys []RunDeploy `json:"deploys,omitempty"`
 }
 
-// RunDeploy is one deploy step: the file it names and the version of the
-// book that file holds.
+// RunDeploy is one deploy step: the file it names, or the bounds it
+// changes in the version before, and the version of the book it puts in
+// place.
 type RunDeploy struct {
-	Step    int    `json:"step"` // 1-based
-	File    string `json:"file"`
-	Book    string `json:"book"`
-	Version int    `json:"version"`
+	Step int    `json:"step"` // 1-based
+	File string `json:"file,omitempty"`
+	// Bounds is the step's "bounds" object as the scenario format writes
+	// it, for a version derived from the one before.
+	Bounds  json.RawMessage `json:"bounds,omitempty"`
+	Book    string          `json:"book"`
+	Version int             `json:"version"`
 }
 
 // RunOutcome is one way a scenario can end.
@@ -126,7 +134,11 @@ func RunOf(file string, scs []scenario.Scenario, runs [][]scenario.Outcome) Run 
 		rs := RunScenario{Name: sc.Name, Outcomes: []RunOutcome{}, Failures: scenario.Failures(sc, runs[i])}
 		for j, st := range sc.Steps {
 			if d := st.Deploy; d != nil {
-				rs.Deploys = append(rs.Deploys, RunDeploy{Step: j + 1, File: d.File, Book: d.Book.Name, Version: d.Book.Version})
+				rd := RunDeploy{Step: j + 1, File: d.File, Book: d.Book.Name, Version: d.Book.Version}
+				if d.File == "" {
+					rd.Bounds = json.RawMessage(d.EncodeBounds())
+				}
+				rs.Deploys = append(rs.Deploys, rd)
 			}
 		}
 		for _, o := range runs[i] {

@@ -476,7 +476,7 @@ func TestShowRefusesADeployStep(t *testing.T) {
 	if res.Book == nil {
 		t.Fatal(res.Diags)
 	}
-	same := func(cur *book.Book, file string) (*book.Book, error) { return cur, nil }
+	same := func(cur *book.Book, _ *scenario.Deploy) (*book.Book, error) { return cur, nil }
 	scs, err := scenario.ReadWith(res.Book, []byte(`{"name": "x", "steps": [{"deploy": "again.book"}]}`), same)
 	if err != nil {
 		t.Fatal(err)

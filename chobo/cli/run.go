@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/chobo-lang/chobo/chobo/api"
@@ -48,7 +49,7 @@ var runBudget = scenario.Budget
 
 func runRun(inv *Invocation) int {
 	env := inv.Env
-	b, code := loadBook(inv, inv.Args[0])
+	b, src, code := loadBookSource(inv, inv.Args[0])
 	if b == nil {
 		return code
 	}
@@ -66,7 +67,7 @@ func runRun(inv *Invocation) int {
 	// --show, a deploy step is refused as it is read.
 	var deploy scenario.Deployer
 	if _, ok := inv.Flags["show"]; !ok {
-		deploy = deployer(inv, path)
+		deploy = deployer(inv, path, b, src, env.Stderr)
 	}
 	scs, err := scenario.ReadWith(b, data, deploy)
 	if err != nil {
@@ -113,47 +114,71 @@ func runRun(inv *Invocation) int {
 	return code
 }
 
-// deployer reads the version of the book a deploy step of the scenario
-// file at path names, from that file's folder, and lets it follow the
-// version in place only as a deployment could: the same book, without
-// errors of its own, and with nothing the comparison with the version
-// before it finds an error (E050, E051, E052). Those diagnostics go to
-// standard error as `chobo check` writes them.
-func deployer(inv *Invocation, path string) scenario.Deployer {
+// deployer makes the version of the book a deploy step of the scenario
+// file at path gives: the file it names, from that file's folder, or the
+// version in place with bounds changed, written as text (scenario.Derive)
+// from the text of that version; first is the book the scenarios start
+// from and src its text. Either is let follow the version in place only
+// as a deployment could: the same book, without errors of its own, and
+// with nothing the comparison with the version before it finds an error
+// (E050, E051, E052). Those diagnostics go to say as `chobo check`
+// writes them.
+func deployer(inv *Invocation, path string, first *book.Book, src []byte, say io.Writer) scenario.Deployer {
 	dir := filepath.Dir(path)
-	return func(cur *book.Book, file string) (*book.Book, error) {
-		name := filepath.Join(dir, filepath.FromSlash(file))
-		src, err := inv.Env.ReadFile(name)
-		if err != nil {
-			return nil, errorText(cannotRead("", name, err))
-		}
-		res := check.Errors(name, src)
-		if res.Book != nil {
-			if res.Book.Name != cur.Name {
-				return nil, errorText(diag.T(
-					fmt.Sprintf("%s holds the book %s, not %s: a deploy step puts a new version of the same book in place", name, res.Book.Name, cur.Name),
-					fmt.Sprintf("%s は帳簿 %s で、%s ではありません。deploy のステップで置けるのは、同じ帳簿の新しいバージョンです", name, res.Book.Name, cur.Name)))
+	texts := map[*book.Book][]byte{first: src}
+	return func(cur *book.Book, step *scenario.Deploy) (*book.Book, error) {
+		var name string
+		var src []byte
+		if step.File != "" {
+			name = filepath.Join(dir, filepath.FromSlash(step.File))
+			var err error
+			if src, err = inv.Env.ReadFile(name); err != nil {
+				return nil, errorText(cannotRead("", name, err))
 			}
-			res.Extend(src, evolve.Compare(evolve.FromBook(cur), res.Book))
-		}
-		if res.Book != nil {
-			return res.Book, nil
-		}
-		var bad diag.List
-		for _, d := range res.Diags {
-			if d.Severity == diag.Error {
-				bad = append(bad, d)
-				diag.WriteText(inv.Env.Stderr, d, inv.Lang)
+		} else {
+			var err error
+			name = scenario.DerivedName(cur)
+			if src, err = scenario.Derive(cur, texts[cur], step.Bounds); err != nil {
+				return nil, err
 			}
 		}
-		errs := "1 error"
-		if len(bad) > 1 {
-			errs = fmt.Sprintf("%d errors", len(bad))
+		nb, err := follow(inv, cur, name, src, say)
+		if nb != nil {
+			texts[nb] = src
 		}
-		return nil, errorText(diag.T(
-			fmt.Sprintf("%s cannot follow %s v%d: %s above, from `chobo check` of it and its comparison with the version before", name, cur.Name, cur.Version, errs),
-			fmt.Sprintf("%s は %s v%d の次に置けません。エラーは上の %d 件で、その帳簿の `chobo check` と、前のバージョンとの比較によるものです", name, cur.Name, cur.Version, len(bad))))
+		return nb, err
 	}
+}
+
+// follow checks the text src of a version named name, and that it may
+// follow cur, as deployer says.
+func follow(inv *Invocation, cur *book.Book, name string, src []byte, say io.Writer) (*book.Book, error) {
+	res := check.Errors(name, src)
+	if res.Book != nil {
+		if res.Book.Name != cur.Name {
+			return nil, errorText(diag.T(
+				fmt.Sprintf("%s holds the book %s, not %s: a deploy step puts a new version of the same book in place", name, res.Book.Name, cur.Name),
+				fmt.Sprintf("%s は帳簿 %s で、%s ではありません。deploy のステップで置けるのは、同じ帳簿の新しいバージョンです", name, res.Book.Name, cur.Name)))
+		}
+		res.Extend(src, evolve.Compare(evolve.FromBook(cur), res.Book))
+	}
+	if res.Book != nil {
+		return res.Book, nil
+	}
+	var bad diag.List
+	for _, d := range res.Diags {
+		if d.Severity == diag.Error {
+			bad = append(bad, d)
+			diag.WriteText(say, d, inv.Lang)
+		}
+	}
+	errs := "1 error"
+	if len(bad) > 1 {
+		errs = fmt.Sprintf("%d errors", len(bad))
+	}
+	return nil, errorText(diag.T(
+		fmt.Sprintf("%s cannot follow %s v%d: %s above, from `chobo check` of it and its comparison with the version before", name, cur.Name, cur.Version, errs),
+		fmt.Sprintf("%s は %s v%d の次に置けません。エラーは上の %d 件で、その帳簿の `chobo check` と、前のバージョンとの比較によるものです", name, cur.Name, cur.Version, len(bad))))
 }
 
 // textError is an error that says itself in both languages.

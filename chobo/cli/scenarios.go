@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/chobo-lang/chobo/chobo/diag"
@@ -9,11 +10,15 @@ import (
 )
 
 func runScenarios(inv *Invocation) int {
-	b, code := loadBook(inv, inv.Args[0])
+	b, src, code := loadBookSource(inv, inv.Args[0])
 	if b == nil {
 		return code
 	}
-	scs, ranOut := scenario.GenerateAll(b)
+	// The families that change bounds deploy versions derived from the
+	// book, checked as `chobo run` checks them when it reads them back;
+	// a change the checks refuse is one the generator does not use, and
+	// says nothing of the book.
+	scs, ranOut := scenario.GenerateAll(b, deployer(inv, "", b, src, io.Discard))
 	data := scenario.Encode(scs)
 	// What the generator gave up on goes to standard error: the JSON on
 	// standard output stays a scenario file.

@@ -2,10 +2,13 @@ package conformance
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/evolve"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 )
@@ -35,10 +38,13 @@ type Loaded struct {
 // its test copy made as Load makes the first version's (Shorten), and
 // the copy's source, which a backend builds what it loads from.
 type Version struct {
-	File    string // as the deploy step names it
+	File    string // as the deploy step names it; "" for a derived one
 	Book    *book.Book
 	Copy    *book.Book
 	CopySrc []byte
+	// Src is the version's text, which a version derived from it is
+	// written from (scenario.Derive).
+	Src []byte
 }
 
 // ReadVersion reads the version of the book a deploy step names (file,
@@ -57,7 +63,12 @@ func Load(src File, scenarios ...File) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loaded{Name: src.Name, Book: res.Book, Copy: cp, CopySrc: copySrc, Scenarios: scenario.Generate(res.Book)}
+	l := &Loaded{Name: src.Name, Book: res.Book, Copy: cp, CopySrc: copySrc}
+	l.Versions = map[*book.Book]*Version{l.Book: {File: l.Name, Book: l.Book, Copy: l.Copy, CopySrc: l.CopySrc, Src: src.Data}}
+	l.Scenarios = scenario.GenerateWith(res.Book, l.deployer(nil))
+	if !slices.ContainsFunc(l.Scenarios, hasDeploys) {
+		l.Versions = nil
+	}
 	for _, f := range scenarios {
 		more, err := scenario.Read(res.Book, f.Data)
 		if err != nil {
@@ -80,21 +91,7 @@ func Load(src File, scenarios ...File) (*Loaded, error) {
 // with a test copy of each version made as the first version's is, so
 // that every version's holds last Lifetime and the passes scale alike.
 func (l *Loaded) LoadDeploys(f File, read ReadVersion) error {
-	if l.Versions == nil {
-		l.Versions = map[*book.Book]*Version{l.Book: {File: l.Name, Book: l.Book, Copy: l.Copy, CopySrc: l.CopySrc}}
-	}
-	deploy := func(cur *book.Book, file string) (*book.Book, error) {
-		nb, src, err := read(cur, file)
-		if err != nil {
-			return nil, err
-		}
-		copySrc, cp, err := Shorten(nb, src)
-		if err != nil {
-			return nil, err
-		}
-		l.Versions[nb] = &Version{File: file, Book: nb, Copy: cp, CopySrc: copySrc}
-		return nb, nil
-	}
+	deploy := l.deployer(read)
 	more, err := scenario.ReadWith(l.Book, f.Data, deploy)
 	if err != nil {
 		return fmt.Errorf("%s: %v", f.Name, err)
@@ -106,6 +103,67 @@ func (l *Loaded) LoadDeploys(f File, read ReadVersion) error {
 	}
 	l.Scenarios = append(l.Scenarios, more...)
 	return nil
+}
+
+// deployer makes the versions of l's deploy steps, with a test copy of
+// each: a file's by read, a derived one from the text of the version in
+// place (scenario.Derive), checked as `chobo run` checks it (Follow).
+func (l *Loaded) deployer(read ReadVersion) scenario.Deployer {
+	if l.Versions == nil {
+		l.Versions = map[*book.Book]*Version{l.Book: {File: l.Name, Book: l.Book, Copy: l.Copy, CopySrc: l.CopySrc}}
+	}
+	return func(cur *book.Book, step *scenario.Deploy) (*book.Book, error) {
+		var nb *book.Book
+		var src []byte
+		var err error
+		switch {
+		case step.File == "":
+			v := l.Versions[cur]
+			if v == nil || v.Src == nil {
+				return nil, fmt.Errorf("no text of %s v%d to derive the next version from", cur.Name, cur.Version)
+			}
+			if src, err = scenario.Derive(cur, v.Src, step.Bounds); err == nil {
+				nb, err = Follow(cur, scenario.DerivedName(cur), src)
+			}
+		case read == nil:
+			return nil, fmt.Errorf("deploy %q: no reader of files", step.File)
+		default:
+			nb, src, err = read(cur, step.File)
+		}
+		if err != nil {
+			return nil, err
+		}
+		copySrc, cp, err := Shorten(nb, src)
+		if err != nil {
+			return nil, err
+		}
+		l.Versions[nb] = &Version{File: step.File, Book: nb, Copy: cp, CopySrc: copySrc, Src: src}
+		return nb, nil
+	}
+}
+
+// Follow checks the text src of a version of a book, named name, and
+// that it may follow cur as `chobo run` lets a deploy step's version
+// follow: the same book, no error of its own, and none from the
+// comparison with cur (E050, E051, E052).
+func Follow(cur *book.Book, name string, src []byte) (*book.Book, error) {
+	res := check.Errors(name, src)
+	if res.Book != nil && res.Book.Name != cur.Name {
+		return nil, fmt.Errorf("%s holds the book %s, not %s", name, res.Book.Name, cur.Name)
+	}
+	if res.Book != nil {
+		res.Extend(src, evolve.Compare(evolve.FromBook(cur), res.Book))
+	}
+	if res.Book == nil {
+		var codes []string
+		for _, d := range res.Diags {
+			if d.Severity == diag.Error {
+				codes = append(codes, d.Code+" "+d.Message.En)
+			}
+		}
+		return nil, fmt.Errorf("%s cannot follow %s v%d: %v", name, cur.Name, cur.Version, codes)
+	}
+	return res.Book, nil
 }
 
 // SQL is what `chobo build --target postgres` writes for the test copy.

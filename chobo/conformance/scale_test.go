@@ -233,7 +233,7 @@ func TestLoadRefusesWhatTheCopyCannotTime(t *testing.T) {
 // loads one version of the book.
 func TestRunRefusesADeployStep(t *testing.T) {
 	orig, _ := books(t, twoLifetimes)
-	same := func(cur *book.Book, file string) (*book.Book, error) { return cur, nil }
+	same := func(cur *book.Book, _ *scenario.Deploy) (*book.Book, error) { return cur, nil }
 	scs, err := scenario.ReadWith(orig, []byte(`{"name": "x", "steps": [{"deploy": "again.book"}]}`), same)
 	if err != nil {
 		t.Fatal(err)

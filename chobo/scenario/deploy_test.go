@@ -28,7 +28,8 @@ var versions = map[string]string{
 // deployer reads versions, and notes each version it was asked for with
 // the name of the one in place.
 func deployer(t *testing.T, seen *[]string) scenario.Deployer {
-	return func(cur *book.Book, file string) (*book.Book, error) {
+	return func(cur *book.Book, step *scenario.Deploy) (*book.Book, error) {
+		file := step.File
 		*seen = append(*seen, cur.Name+" "+file)
 		src, ok := versions[file]
 		if !ok {
@@ -62,7 +63,7 @@ func TestDeployStepsRead(t *testing.T) {
 		{"without a deployer", `{"deploy": "v2.book"}`, true, "step 1: deploy \"v2.book\": this command runs no deploy steps; `chobo run` does, without --show"},
 		{"with something else", `{"deploy": "v2.book", "expect": "done"}`, false, `step 1: "expect" does not go with "deploy"`},
 		{"not a book", `{"deploy": "v2.json"}`, false, `step 1: deploy "v2.json": name the .book file of the new version`},
-		{"not a string", `{"deploy": 2}`, false, `step 1: "deploy" is a string`},
+		{"not a string", `{"deploy": 2}`, false, `step 1: "deploy" is the name of a .book file, or an object that changes bounds, not a number`},
 		{"the deployer refuses", `{"deploy": "v9.book"}`, false, `step 1: deploy "v9.book": no such version`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

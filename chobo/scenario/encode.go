@@ -57,6 +57,8 @@ func Encode(scs []Scenario) []byte {
 				b.WriteString("]}")
 			case st.Read != nil:
 				b.WriteString(encodeRead(sc.Steps, st.Read))
+			case st.Deploy != nil && st.Deploy.File == "":
+				b.WriteString(`{"deploy": {"bounds": ` + st.Deploy.EncodeBounds() + `}}`)
 			case st.Deploy != nil:
 				b.WriteString(`{"deploy": ` + str(st.Deploy.File) + `}`)
 			default:

@@ -16,17 +16,27 @@ import (
 // is built by running it on the interpreter and kept only when it shows
 // what its name says; then, for every book, the read families
 // (readfamilies.go). Values are distinct within a scenario and numbered
-// by first appearance.
+// by first appearance. Generate writes no scenario that deploys: the
+// families that change a bound need versions of the book made and
+// checked (GenerateWith).
 func Generate(b *book.Book) []Scenario {
-	out, _ := GenerateAll(b)
+	out, _ := GenerateAll(b, nil)
 	return out
 }
 
-// GenerateAll is Generate, and the operations whose scenarios it gave up
-// on for want of work: the search and the runs of one book together may
-// spend search.TotalWork, so that no book keeps the generator long.
-func GenerateAll(b *book.Book) ([]Scenario, []string) {
-	g := &gen{b: b, s: search.New(b), names: map[string]bool{}}
+// GenerateWith is Generate and, when deploy is not nil, the families
+// that change a bound between two calls (changefamilies.go), each
+// version made by deploy as a derived deploy step's is.
+func GenerateWith(b *book.Book, deploy Deployer) []Scenario {
+	out, _ := GenerateAll(b, deploy)
+	return out
+}
+
+// GenerateAll is GenerateWith, and the operations whose scenarios it gave
+// up on for want of work: the search and the runs of one book together
+// may spend search.TotalWork, so that no book keeps the generator long.
+func GenerateAll(b *book.Book, deploy Deployer) ([]Scenario, []string) {
+	g := &gen{b: b, s: search.New(b), names: map[string]bool{}, deploy: deploy, versions: map[string]*book.Book{}}
 	for _, t := range b.Transfers {
 		g.bounds(t)
 		g.keys(t)
@@ -39,7 +49,11 @@ func GenerateAll(b *book.Book) ([]Scenario, []string) {
 		g.sameAccount(t)
 	}
 	ranOut := slices.Clone(g.s.RanOut())
-	for _, op := range g.readFamilies() {
+	more := g.readFamilies()
+	// After every other family, so that the work they spend leaves
+	// the others as they were.
+	g.boundChanges()
+	for _, op := range append(more, g.s.RanOut()...) {
 		if !slices.Contains(ranOut, op) {
 			ranOut = append(ranOut, op)
 		}
@@ -52,6 +66,11 @@ type gen struct {
 	s     *search.Searcher
 	out   []Scenario
 	names map[string]bool
+	// deploy makes the versions of the bound-change families, nil for
+	// none; versions keeps each it made (nil when refused), by the
+	// "bounds" object of its step.
+	deploy   Deployer
+	versions map[string]*book.Book
 }
 
 func firstOp(t *book.Transfer) book.Op {

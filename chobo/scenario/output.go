@@ -173,8 +173,13 @@ func stepRows(sc Scenario, o Outcome, lang diag.Lang) []row {
 }
 
 // DeployText is a deploy step as the listings write it, in lang: the
-// file and the version it holds.
+// file and the version it holds, or for a version derived from the one
+// in place, the version and the bounds it changes.
 func DeployText(d *Deploy, lang diag.Lang) string {
+	if d.File == "" {
+		return diag.T(fmt.Sprintf("deploy %s v%d: ", diag.Printable(d.Book.Name), d.Book.Version),
+			fmt.Sprintf("デプロイ %s v%d: ", diag.Printable(d.Book.Name), d.Book.Version)).In(lang) + boundsText(d.Book, d.Bounds, lang)
+	}
 	f := diag.Printable(d.File)
 	return diag.T(fmt.Sprintf("deploy %s (%s v%d)", f, diag.Printable(d.Book.Name), d.Book.Version),
 		fmt.Sprintf("デプロイ %s(%s v%d)", f, diag.Printable(d.Book.Name), d.Book.Version)).In(lang)

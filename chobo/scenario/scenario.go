@@ -74,15 +74,20 @@ type Step struct {
 // steps after it run under that version, on the ledger as the steps
 // before it left it.
 type Deploy struct {
-	File string // as the scenario names it
-	Book *book.Book
+	// File is the version's file as the scenario names it, or "" for a
+	// version the step derives from the one in place by changing Bounds.
+	File   string
+	Bounds []BoundChange
+	Book   *book.Book
 }
 
-// Deployer reads the version of the book a deploy step names (file, as
-// the scenario wrote it) and checks that it may follow cur, the version
-// in place before the step. Its error says why it may not; one with a
-// Text method says it in both languages.
-type Deployer func(cur *book.Book, file string) (*book.Book, error)
+// Deployer makes the version of the book a deploy step gives and checks
+// that it may follow cur, the version in place before the step: the one
+// in the file step.File names, as the scenario wrote it, or, when File
+// is "", cur with step.Bounds changed (Derive writes its text). Its
+// error says why it may not; one with a Text method says it in both
+// languages.
+type Deployer func(cur *book.Book, step *Deploy) (*book.Book, error)
 
 // Call is an operation as read from a scenario. Bad, when set, is why the
 // call cannot be made (an amount outside 64 bits): running it fails and
@@ -379,37 +384,53 @@ func readStep(b *book.Book, v *value, earlier []Step) (Step, *Error) {
 	return Step{Call: c, Expect: expect}, nil
 }
 
-// readDeploy reads a deploy step, {"deploy": "FILE"}: the version of the
-// book it names, read and checked against cur by deploy.
+// readDeploy reads a deploy step: {"deploy": "FILE"}, the version of the
+// book it names, or {"deploy": {"bounds": …}}, the version in place with
+// bounds changed; either made and checked against cur by deploy.
 func readDeploy(cur *book.Book, v *value, deploy Deployer) (Step, *Error) {
 	for _, k := range v.keys {
 		if k != "deploy" {
-			return Step{}, fail(`%q does not go with "deploy": a deploy step names the version of the book and nothing else`,
-				`%q は "deploy" と一緒に書けません。deploy のステップには、帳簿のバージョンのファイルだけを書きます`, k)
+			return Step{}, fail(`%q does not go with "deploy": a deploy step gives the version of the book and nothing else`,
+				`%q は "deploy" と一緒に書けません。deploy のステップには、帳簿のバージョンだけを書きます`, k)
 		}
 	}
-	file, _, err := text(v, "deploy")
-	if err != nil {
-		return Step{}, err
-	}
-	if !strings.HasSuffix(file, ".book") {
-		return Step{}, fail(`deploy %q: name the .book file of the new version, from the scenario file's folder`,
-			`deploy %q: 新しいバージョンの .book ファイルを、シナリオのファイルのフォルダから書いてください`, file)
+	step := &Deploy{}
+	where := diag.T("deploy", "deploy")
+	if dv := v.field("deploy"); dv.kind == jsonObject {
+		bounds, err := readDerived(cur, dv)
+		if err != nil {
+			return Step{}, within("deploy", "deploy", err)
+		}
+		step.Bounds = bounds
+		where = diag.T(fmt.Sprintf("deploy v%d", cur.Version+1), fmt.Sprintf("deploy v%d", cur.Version+1))
+	} else {
+		file, _, err := text(v, "deploy")
+		if err != nil {
+			return Step{}, fail(`"deploy" is the name of a .book file, or an object that changes bounds, not %s`,
+				`"deploy" には .book ファイルの名前か、境界を変えるオブジェクトを書きます(ここは%sです)`, dv.kind.what())
+		}
+		if !strings.HasSuffix(file, ".book") {
+			return Step{}, fail(`deploy %q: name the .book file of the new version, from the scenario file's folder`,
+				`deploy %q: 新しいバージョンの .book ファイルを、シナリオのファイルのフォルダから書いてください`, file)
+		}
+		step.File = file
+		where = diag.T(fmt.Sprintf("deploy %q", file), fmt.Sprintf("deploy %q", file))
 	}
 	if deploy == nil {
-		return Step{}, fail("deploy %q: this command runs no deploy steps; `chobo run` does, without --show",
-			"deploy %q: このコマンドは deploy のステップを流せません。流せるのは --show を付けない `chobo run` です", file)
+		return Step{}, fail("%s: this command runs no deploy steps; `chobo run` does, without --show",
+			"%s: このコマンドは deploy のステップを流せません。流せるのは --show を付けない `chobo run` です", where)
 	}
-	nb, derr := deploy(cur, file)
+	nb, derr := deploy(cur, step)
 	if derr != nil {
 		t := diag.T(derr.Error(), derr.Error())
 		var tx interface{ Text() diag.Text }
 		if errors.As(derr, &tx) {
 			t = tx.Text()
 		}
-		return Step{}, within(fmt.Sprintf("deploy %q", file), fmt.Sprintf("deploy %q", file), &Error{t})
+		return Step{}, within(where.En, where.Ja, &Error{t})
 	}
-	return Step{Deploy: &Deploy{File: file, Book: nb}}, nil
+	step.Book = nb
+	return Step{Deploy: step}, nil
 }
 
 // readTogether reads the callers of a `together` step, each a list of
