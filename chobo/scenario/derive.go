@@ -213,10 +213,16 @@ func Derive(cur *book.Book, src []byte, bounds []BoundChange) ([]byte, error) {
 		if a == nil || decl == nil {
 			return nil, fmt.Errorf("%s has no account kind %s", cur.File, ch.Kind)
 		}
-		indent := "  "
+		// A side added goes under the account's last line, indented as
+		// its block is.
+		indent, last := "  ", decl.Pos.Line
+		for _, d := range decl.Descriptions {
+			t := at(d.Pos.Line)
+			indent, last = t[:len(t)-len(strings.TrimLeft(t, " \t"))], max(last, d.Pos.Line)
+		}
 		for _, b := range decl.Bounds {
 			t := at(b.Pos.Line)
-			indent = t[:len(t)-len(strings.TrimLeft(t, " \t"))]
+			indent, last = t[:len(t)-len(strings.TrimLeft(t, " \t"))], max(last, b.Pos.Line)
 		}
 		for _, side := range []struct {
 			kind syntax.BoundKind
@@ -241,7 +247,7 @@ func Derive(cur *book.Book, src []byte, bounds []BoundChange) ([]byte, error) {
 			case line == 0 && side.ch.Remove:
 				return nil, fmt.Errorf("%s has no %s to remove", ch.Kind, side.kind)
 			case line == 0:
-				insert[decl.Pos.Line] = append(insert[decl.Pos.Line], text+eol(decl.Pos.Line))
+				insert[last] = append(insert[last], text+eol(last))
 			case side.ch.Remove:
 				replace[line] = "\x00"
 			default:
