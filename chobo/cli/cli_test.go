@@ -71,9 +71,19 @@ func testEnv(env map[string]string) (Env, *bytes.Buffer, *bytes.Buffer) {
 			{"op": "receive.do", "args": {"delivery": "d-2", "sku": "s-1", "qty": 1}, "expect": "refused: stock_full"},
 			{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 3}, "expect": "done"},
 			{"op": "receive.do", "args": {"delivery": "d-3", "sku": "s-1", "qty": 1}, "expect": "done"}]}`,
-		"scen/cross.json":   `{"name": "cross", "steps": [{"deploy": "cross.book"}]}`,
-		"scen/other.json":   `{"name": "other", "steps": [{"deploy": "other.book"}]}`,
-		"scen/missing.json": `{"name": "missing", "steps": [{"deploy": "v9.book"}]}`,
+		// The same versions, derived from the one in place: the scenario
+		// stands alone.
+		"derived.json": `{"name": "derived", "steps": [
+			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 5}},
+			{"deploy": {"bounds": {"stock": {"at_most": "3 refused as stock_full"}}}},
+			{"op": "receive.do", "args": {"delivery": "d-2", "sku": "s-1", "qty": 1}, "expect": "refused: stock_full"},
+			{"deploy": {"bounds": {"stock": {"at_most": null}}}},
+			{"op": "receive.do", "args": {"delivery": "d-3", "sku": "s-1", "qty": 1}, "expect": "done"}]}`,
+		"derived-cross.json":   `{"name": "cross", "steps": [{"deploy": {"bounds": {"stock": {"at_least": "-5"}}}}]}`,
+		"derived-unknown.json": `{"name": "unknown", "steps": [{"deploy": {"bounds": {"stok": {"at_least": "1"}}}}]}`,
+		"scen/cross.json":      `{"name": "cross", "steps": [{"deploy": "cross.book"}]}`,
+		"scen/other.json":      `{"name": "other", "steps": [{"deploy": "other.book"}]}`,
+		"scen/missing.json":    `{"name": "missing", "steps": [{"deploy": "v9.book"}]}`,
 		"race.json": `{"name": "race", "steps": [
 			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}},
 			{"together": [[{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 1}}],
@@ -241,6 +251,28 @@ func TestMain_exitCodes(t *testing.T) {
           "book": "shop",
           "version": 2
         }`},
+		{name: "run derived deploys", args: []string{"run", "clean.book", "--scenario", "derived.json"}, code: 0, stdout: "  2  deploy shop v2: stock at most 3 refused as stock_full\n"},
+		{name: "run derived deploys from the version before", args: []string{"run", "clean.book", "--scenario", "derived.json"}, code: 0, stdout: "  4  deploy shop v3: stock no upper bound\n"},
+		{name: "run derived deploys in japanese", args: []string{"run", "clean.book", "--scenario", "derived.json", "--lang", "ja"}, code: 0, stdout: "  4  デプロイ shop v3: stock 上限なし\n"},
+		{name: "run derived deploys as json", args: []string{"run", "clean.book", "--scenario", "derived.json", "--format", "json"}, code: 0, stdout: `"deploys": [
+        {
+          "step": 2,
+          "bounds": {
+            "stock": {
+              "at_most": "3 refused as stock_full"
+            }
+          },
+          "book": "shop",
+          "version": 2
+        },`},
+		{name: "derived deploy across 0", args: []string{"run", "clean.book", "--scenario", "derived-cross.json"}, code: 1, noStdout: true,
+			stderr: "error[E050]: clean.book v2 (derived):4:3: the account kind `stock` changed its lower bound across 0"},
+		{name: "derived deploy across 0 says why it stops", args: []string{"run", "clean.book", "--scenario", "derived-cross.json"}, code: 1, noStdout: true,
+			stderr: `chobo run: derived-cross.json: scenario 1: "cross": step 1: deploy v2: clean.book v2 (derived) cannot follow shop v1: 1 error above`},
+		{name: "derived deploy of an unknown kind", args: []string{"run", "clean.book", "--scenario", "derived-unknown.json"}, code: 1, noStdout: true,
+			stderr: `step 1: deploy: bounds: shop v1 has no account kind "stok"; its kinds are stock, world`},
+		{name: "show refuses a derived deploy", args: []string{"run", "clean.book", "--scenario", "derived.json", "--show", "tigerbeetle"}, code: 1, noStdout: true,
+			stderr: "step 2: deploy v2: this command runs no deploy steps; `chobo run` does, without --show"},
 		{name: "deploy across 0", args: []string{"run", "clean.book", "--scenario", "scen/cross.json"}, code: 1, noStdout: true,
 			stderr: "error[E050]: scen/cross.book:4:3: the account kind `stock` changed its lower bound across 0"},
 		{name: "deploy across 0 says why it stops", args: []string{"run", "clean.book", "--scenario", "scen/cross.json"}, code: 1, noStdout: true,
