@@ -190,6 +190,11 @@ func (g *gen) widened(ch change) bool {
 	if !ok {
 		return false
 	}
+	// The same call under another key, where one can be made, shows
+	// the old bound refusing it before the deploy.
+	if before, ok := g.again(target); ok {
+		steps = append(steps, call(before, refused(ch.bound.Reason)))
+	}
 	name, shape, side, sideJa := ch.words()
 	kind := ch.ref.Account
 	sc := Scenario{
