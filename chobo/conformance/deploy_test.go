@@ -189,7 +189,7 @@ func TestGeneratedBoundChangesRun(t *testing.T) {
 		t.Errorf("stats %+v, want %d scenarios each deploying once", st, len(jobs))
 	}
 	for v := range l.Versions {
-		if v != l.Book && (v.Version != 2 || l.Versions[v].File != "" || l.Versions[v].Copy.Transfer("keep").Pending.Seconds != copyLifetime) {
+		if v != l.Book && (v.Version != 2 || l.Versions[v].File != "shelves.book v2 (derived)" || l.Versions[v].Copy.Transfer("keep").Pending.Seconds != copyLifetime) {
 			t.Errorf("version %d (%q) is not a derived v2 with its test copy", v.Version, l.Versions[v].File)
 		}
 	}

@@ -38,7 +38,7 @@ type Loaded struct {
 // its test copy made as Load makes the first version's (Shorten), and
 // the copy's source, which a backend builds what it loads from.
 type Version struct {
-	File    string // as the deploy step names it; "" for a derived one
+	File    string // as the deploy step names it, or scenario.DerivedName
 	Book    *book.Book
 	Copy    *book.Book
 	CopySrc []byte
@@ -137,7 +137,12 @@ func (l *Loaded) deployer(read ReadVersion) scenario.Deployer {
 		if err != nil {
 			return nil, err
 		}
-		l.Versions[nb] = &Version{File: step.File, Book: nb, Copy: cp, CopySrc: copySrc, Src: src}
+		file := step.File
+		if file == "" {
+			// What the version's SQL and messages name it by.
+			file = scenario.DerivedName(cur)
+		}
+		l.Versions[nb] = &Version{File: file, Book: nb, Copy: cp, CopySrc: copySrc, Src: src}
 		return nb, nil
 	}
 }
