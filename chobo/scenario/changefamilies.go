@@ -223,8 +223,8 @@ func (g *gen) narrowedInside(ch change) bool {
 	name, shape, side, sideJa := ch.words()
 	kind := ch.ref.Account
 	sc := Scenario{
-		Name: fmt.Sprintf("%s: the %s bound of %s narrows from %s to %s, the account inside: 1 past it is refused with %s",
-			name, side, shape, amt(kind, ch.bound.Value), amt(kind, ch.moved(-2)), ch.bound.Reason),
+		Name: fmt.Sprintf("%s: the %s bound of %s narrows from %s to %s, the account inside: %s past it is refused with %s",
+			name, side, shape, amt(kind, ch.bound.Value), amt(kind, ch.moved(-2)), amt(kind, 1), ch.bound.Reason),
 		TitleJa: fmt.Sprintf("%s: %s の%sが %s から %s に狭まり、勘定はその内側: それを越える呼び出しは %s で拒否される",
 			name, shape, sideJa, amt(kind, ch.bound.Value), amt(kind, ch.moved(-2)), ch.bound.Reason),
 		Steps: append(steps, deployStep(nb, bounds), call(under(nb, target), refused(ch.bound.Reason))),

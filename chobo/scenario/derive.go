@@ -269,11 +269,14 @@ func Derive(cur *book.Book, src []byte, bounds []BoundChange) ([]byte, error) {
 	return []byte(strings.Join(out, "\n")), nil
 }
 
-// derivedName names the text Derive writes for the version after cur,
-// in diagnostics: no file holds it.
+// DerivedName names the text Derive writes for the version after cur,
+// in diagnostics: no file holds it, so it is the first version's file
+// and the version.
 func DerivedName(cur *book.Book) string {
-	return fmt.Sprintf("%s v%d (derived)", cur.File, cur.Version+1)
+	return fmt.Sprintf("%s v%d (derived)", derivedSuffix.ReplaceAllString(cur.File, ""), cur.Version+1)
 }
+
+var derivedSuffix = regexp.MustCompile(` v[0-9]+ \(derived\)$`)
 
 // encodeBounds writes the "bounds" object of a derived step, kinds in
 // the step's order, the lower side first.
