@@ -173,8 +173,7 @@ func TestGeneratedBoundChangesRun(t *testing.T) {
 	for _, want := range []string{
 		"fill.do: the upper bound of shelf(id) widens from 5 to 7: a call its old bound refused is done",
 		"fill.do: the upper bound of shelf(id) narrows from 5 to 3, the account inside: 1 past it is refused with full",
-		"keep.hold: a hold made before the upper bound of shelf(id) narrows from 5 to 3 past it is posted after",
-		"keep.hold: a hold made before the upper bound of shelf(id) narrows from 5 to 3 past it is voided after",
+		"keep.hold: holds made before the upper bound of shelf(id) narrows from 5 to 3 past them are posted and voided after",
 		"fill.do again after the upper bound of shelf(id) widens from 5 to 7: the key refused with full answers already_refused",
 	} {
 		if !slices.Contains(names, want) {

@@ -123,13 +123,33 @@ func RunAll(t Reporter, jobs []Job) Stats {
 	}
 	wg.Wait()
 	// A deploy puts a version in place for every tenant of the book: the
-	// scenarios that deploy run once the others have ended, one at a time.
+	// scenarios that deploy run once the others have ended, one at a time
+	// for each book name (a backend keeps a book's versions under its
+	// name), the books side by side.
+	byName := map[string][]Job{}
+	var names []string
 	for _, j := range deploying {
-		all.job(ctx, j)
-		if j.Done != nil {
-			j.Done()
+		name := j.Book.Name
+		if byName[name] == nil {
+			names = append(names, name)
 		}
+		byName[name] = append(byName[name], j)
 	}
+	for _, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, j := range byName[name] {
+				sem <- struct{}{}
+				all.job(ctx, j)
+				<-sem
+				if j.Done != nil {
+					j.Done()
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	return all.stats
 }
 

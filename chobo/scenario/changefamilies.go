@@ -354,9 +354,10 @@ func (g *gen) narrowedOutside(ch change) bool {
 	})
 }
 
-// heldAcross: a hold made before the bound narrows past what it holds,
-// posted after the deploy, and another voided: both done, as a post or
-// a void changes nothing a bound checks.
+// heldAcross: holds made before the bound narrows past what they hold,
+// one posted after the deploy and one voided: both done, as a post or a
+// void changes nothing a bound checks. Where no second key reaches the
+// same accounts, the post and the void are scenarios of their own.
 func (g *gen) heldAcross(ch change) bool {
 	if ch.t.Pending == nil {
 		return false
@@ -365,22 +366,34 @@ func (g *gen) heldAcross(ch change) bool {
 	if nb == nil {
 		return false
 	}
+	name, shape, side, sideJa := ch.words()
+	kind := ch.ref.Account
+	title := func(en, ja string) (string, string) {
+		return fmt.Sprintf("%s: holds made before the %s bound of %s narrows from %s to %s past them are %s after",
+				name, side, shape, amt(kind, ch.bound.Value), amt(kind, ch.moved(-2)), en),
+			fmt.Sprintf("%s: %s の%sが %s から %s に狭まる前の押さえを、狭まった後に%s",
+				name, shape, sideJa, amt(kind, ch.bound.Value), amt(kind, ch.moved(-2)), ja)
+	}
+	if steps, target, ok := g.at(ch, 2, 1, true); ok {
+		if other, ok := g.again(target); ok {
+			en, ja := title("posted and voided", "確定し、取り消す")
+			return g.add(Scenario{Name: en, TitleJa: ja,
+				Steps: append(slices.Clone(steps), call(target, "done"), call(other, "done"), deployStep(nb, bounds),
+					call(under(nb, search.KeyCall(target, book.Post)), "done"),
+					call(under(nb, search.KeyCall(other, book.Void)), "done"))}, nil)
+		}
+	}
 	steps, target, ok := g.at(ch, 1, 1, true)
 	if !ok {
 		return false
 	}
-	name, shape, side, sideJa := ch.words()
-	kind := ch.ref.Account
 	kept := false
 	for _, end := range []struct {
 		op     book.Op
 		en, ja string
 	}{{book.Post, "posted", "確定する"}, {book.Void, "voided", "取り消す"}} {
-		sc := Scenario{
-			Name: fmt.Sprintf("%s: a hold made before the %s bound of %s narrows from %s to %s past it is %s after",
-				name, side, shape, amt(kind, ch.bound.Value), amt(kind, ch.moved(-2)), end.en),
-			TitleJa: fmt.Sprintf("%s: %s の%sが %s から %s に狭まる前の押さえを、狭まった後に%s",
-				name, shape, sideJa, amt(kind, ch.bound.Value), amt(kind, ch.moved(-2)), end.ja),
+		en, ja := title(end.en, end.ja)
+		sc := Scenario{Name: en, TitleJa: ja,
 			Steps: append(slices.Clone(steps), call(target, "done"), deployStep(nb, bounds),
 				call(under(nb, search.KeyCall(target, end.op)), "done")),
 		}
