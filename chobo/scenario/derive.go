@@ -187,6 +187,8 @@ func Derive(cur *book.Book, src []byte, bounds []BoundChange) ([]byte, error) {
 		return nil, fmt.Errorf("%s does not parse", cur.File)
 	}
 	lines := strings.Split(string(src), "\n")
+	// The parser counts lines as they are split here, between line
+	// feeds: every place it gives is one of them.
 	at := func(line int) string { return strings.TrimSuffix(lines[line-1], "\r") }
 	eol := func(line int) string {
 		if strings.HasSuffix(lines[line-1], "\r") {
