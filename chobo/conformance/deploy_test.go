@@ -194,6 +194,36 @@ func TestGeneratedBoundChangesRun(t *testing.T) {
 	}
 }
 
+// TestLoadDeploysDerives: a hand-written file's deploy step that changes
+// bounds gets a version derived from the one in place, with its test
+// copy, one after another; one the checks refuse (a lower bound across 0)
+// is refused with its code.
+func TestLoadDeploysDerives(t *testing.T) {
+	l, err := Load(File{Name: "shelves.book", Data: []byte(shelfV1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const twice = `{"name": "twice", "steps": [
+  {"deploy": {"bounds": {"shelf": {"at_most": "7"}}}},
+  {"deploy": {"bounds": {"shelf": {"at_most": null}}}}
+]}`
+	if err := l.LoadDeploys(File{Name: "twice.json", Data: []byte(twice)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	steps := l.Scenarios[len(l.Scenarios)-1].Steps
+	v2, v3 := l.Versions[steps[0].Deploy.Book], l.Versions[steps[1].Deploy.Book]
+	if v2 == nil || v3 == nil || v2.Copy.Account("shelf").Upper.Value != 7 || v3.Copy.Account("shelf").Upper != nil || v3.Book.Version != 3 {
+		t.Fatalf("versions %+v and %+v", v2, v3)
+	}
+	if v3.File != "shelves.book v3 (derived)" || !strings.Contains(string(v3.CopySrc), "pending expires after 3 seconds") {
+		t.Errorf("v3 is %q, its copy:\n%s", v3.File, v3.CopySrc)
+	}
+	err = l.LoadDeploys(File{Name: "cross.json", Data: []byte(`{"name": "cross", "steps": [{"deploy": {"bounds": {"shelf": {"at_least": "-1"}}}}]}`)}, nil)
+	if err == nil || !strings.Contains(err.Error(), "E050") {
+		t.Errorf("error %v, want E050", err)
+	}
+}
+
 // TestRunAllSkipsDeploysAloud: a backend that cannot deploy does not run
 // the scenario, and says so in a SKIP line naming it and why.
 func TestRunAllSkipsDeploysAloud(t *testing.T) {
