@@ -2,10 +2,16 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
@@ -226,4 +232,186 @@ func nettingFacts(t *testing.T, c chobotb.Client, expire func(expired func() boo
 	x = net(24, 100)
 	x.Flags |= chobotb.TransferPending
 	created("a pending netting", x, one(x), 2)
+}
+
+const purseBook = `book purse v%d
+
+unit pt
+
+account purse(member: string) : pt
+  at least %s refused as over_limit
+  at most %s refused as purse_full
+account bank : pt outside
+
+transfer pay(id: string, member: string, amount: pt)
+  key id
+  move amount from bank to purse(member)
+
+transfer spend(id: string, member: string, amount: pt)
+  key id
+  move amount from purse(member) to bank
+
+transfer reserve(id: string, member: string, amount: pt)
+  key id
+  pending expires after 10 minutes
+  move amount from bank to purse(member)
+
+transfer withhold(id: string, member: string, amount: pt)
+  key id
+  pending expires after 10 minutes
+  move amount from purse(member) to bank
+`
+
+func purseVersion(t *testing.T, version int, lower, upper string) (*book.Book, *chobotb.Def) {
+	t.Helper()
+	text := fmt.Sprintf(purseBook, version, lower, upper)
+	res := check.Errors("purse.book", []byte(text))
+	if res.Book == nil {
+		t.Fatalf("%v", res.Diags)
+	}
+	return res.Book, tigerbeetle.Def(res.Book)
+}
+
+// TestTigerBeetleOutsideAnswersAsTheInterpreter narrows the room and the
+// floor of a kind past where two accounts stand, with holds open into and
+// out of both, and sends the same calls to the interpreter (deployed to
+// the new version) and to TigerBeetle (migrated), on the model and on a
+// real replica: call by call they answer alike. Further out is refused
+// with the bound's reason, back is done while still outside, and once
+// inside the bound holds; the holds made before are posted and voided.
+func TestTigerBeetleOutsideAnswersAsTheInterpreter(t *testing.T) {
+	t.Run("model", func(t *testing.T) { outsideAnswers(t, tbmodel.New()) })
+	t.Run("replica", func(t *testing.T) {
+		realTigerBeetle(t)
+		srv := tbtest.Replica(t)
+		c, ok := srv.Client.(chobotb.MigrateClient)
+		if !ok {
+			t.Fatalf("%T cannot query accounts", srv.Client)
+		}
+		outsideAnswers(t, c)
+	})
+}
+
+func outsideAnswers(t *testing.T, c chobotb.MigrateClient) {
+	ctx := context.Background()
+	b1, d1 := purseVersion(t, 1, "-5", "10")
+	b2, d2 := purseVersion(t, 2, "-2", "5")
+	st, cur := interp.New(b1), b1
+	tbBook := chobotb.NewBook(c, d1, "")
+	kinds := map[string]int{}
+	for i, tr := range d1.Transfers {
+		kinds[tr.Name] = i
+	}
+	step := 0
+	call := func(op, kind, id, member string, n int64, want string) {
+		t.Helper()
+		step++
+		k := kinds[kind]
+		ic := interp.Call{Transfer: cur.Transfers[k], Op: book.Op(op), Strings: map[string]string{"id": id}}
+		var got chobo.Result
+		var err error
+		switch op {
+		case "do", "hold":
+			ic.Strings["member"] = member
+			ic.Amounts = map[string]int64{"amount": n}
+			got, err = tbBook.Call(ctx, k, op, chobotb.Values{id, member, n})
+		case "post":
+			got, err = tbBook.Post(ctx, k, chobotb.Values{id}, nil)
+		case "void":
+			got, err = tbBook.Void(ctx, k, chobotb.Values{id})
+		}
+		if err != nil {
+			t.Fatalf("step %d, %s.%s(%s): %v", step, kind, op, id, err)
+		}
+		ir, ierr := st.Apply(ic)
+		if ierr != nil {
+			t.Fatalf("step %d, %s.%s(%s): the interpreter: %v", step, kind, op, id, ierr)
+		}
+		is := ir.Outcome.String()
+		if ir.Reason != "" {
+			is += "(" + ir.Reason + ")"
+		}
+		if got.String() != is || is != want {
+			t.Fatalf("step %d, %s.%s(%s, %s, %d): TigerBeetle %s, the interpreter %s, want %s", step, kind, op, id, member, n, got, is, want)
+		}
+	}
+	balances := func() {
+		t.Helper()
+		for _, m := range []string{"hi", "lo"} {
+			got, err := tbBook.Balance(ctx, 0, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := st.Balance(interp.Account{Kind: cur.Accounts[0], Args: []string{m}})
+			if got.Posted != want.Posted || got.HeldIn != want.HeldIn || got.HeldOut != want.HeldOut {
+				t.Fatalf("after step %d, purse(%s): TigerBeetle %+v, the interpreter %+v", step, m, got, want)
+			}
+		}
+	}
+	// Under [-5, 10]: hi at 9 with 1 held in and 2 held out, lo at -4 with
+	// 1 held out and 2 held in.
+	call("do", "pay", "p1", "hi", 9, "done")
+	call("hold", "reserve", "r1", "hi", 1, "done")
+	call("hold", "withhold", "w1", "hi", 2, "done")
+	call("do", "spend", "s1", "lo", 4, "done")
+	call("hold", "withhold", "w2", "lo", 1, "done")
+	call("hold", "reserve", "r2", "lo", 2, "done")
+	balances()
+
+	// Narrowed to [-2, 5]: hi reaches 10 (5 outside), lo -5 (3 outside).
+	r, err := chobotb.Migrate(ctx, c, d2, chobotb.MigrateOptions{Version: 2})
+	if err != nil {
+		t.Fatalf("Migrate: %v (%+v)", err, r)
+	}
+	if len(r.Left) != 0 || len(r.Outside) != 2 || r.Outside[0].Reach != "10" || r.Outside[1].Reach != "-5" {
+		t.Fatalf("%+v", r)
+	}
+	if again, err := chobotb.Migrate(ctx, c, d2, chobotb.MigrateOptions{Version: 2}); err != nil || again.Changed != 0 || len(again.Outside) != 0 {
+		t.Fatalf("a second run: %+v, %v", again, err)
+	}
+	st.Deploy(b2)
+	cur = b2
+	tbBook = chobotb.NewBook(c, d2, "")
+
+	// The room: further out refused, back done while outside, held once inside.
+	call("do", "pay", "a1", "hi", 1, "refused(purse_full)")
+	call("hold", "reserve", "a2", "hi", 1, "refused(purse_full)")
+	call("do", "spend", "a3", "hi", 2, "done")
+	call("do", "pay", "a4", "hi", 1, "refused(purse_full)")
+	call("void", "reserve", "r1", "", 0, "done")
+	call("do", "pay", "a5", "hi", 1, "refused(purse_full)")
+	call("post", "withhold", "w1", "", 0, "done")
+	balances()
+	call("do", "pay", "a6", "hi", 1, "refused(purse_full)")
+	call("do", "spend", "a7", "hi", 1, "done")
+	call("hold", "reserve", "a8", "hi", 1, "done")
+	call("do", "pay", "a9", "hi", 1, "refused(purse_full)")
+	call("void", "reserve", "a8", "", 0, "done")
+	call("do", "pay", "a10", "hi", 1, "done")
+	call("do", "pay", "a10", "hi", 1, "done_before")
+	call("do", "pay", "a11", "hi", 1, "refused(purse_full)")
+	balances()
+
+	// The floor, mirrored.
+	call("do", "spend", "b1", "lo", 1, "refused(over_limit)")
+	call("hold", "withhold", "b2", "lo", 1, "refused(over_limit)")
+	call("do", "pay", "b3", "lo", 1, "done")
+	call("do", "spend", "b4", "lo", 1, "refused(over_limit)")
+	call("void", "withhold", "w2", "", 0, "done")
+	call("do", "spend", "b5", "lo", 1, "refused(over_limit)")
+	call("post", "reserve", "r2", "", 0, "done")
+	balances()
+	call("hold", "withhold", "b6", "lo", 1, "done")
+	call("do", "spend", "b7", "lo", 1, "refused(over_limit)")
+	call("post", "withhold", "b6", "", 0, "done")
+	call("do", "spend", "b8", "lo", 1, "refused(over_limit)")
+	call("do", "pay", "b9", "lo", 3, "done")
+	call("do", "spend", "b10", "lo", 3, "done")
+	call("do", "spend", "b11", "lo", 1, "refused(over_limit)")
+	balances()
+
+	// Inside both now: a run of the same version finds nothing to move.
+	if again, err := chobotb.Migrate(ctx, c, d2, chobotb.MigrateOptions{Version: 2}); err != nil || again.Changed != 0 || len(again.Outside) != 0 {
+		t.Fatalf("a run once inside: %+v, %v", again, err)
+	}
 }
