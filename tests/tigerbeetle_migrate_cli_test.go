@@ -102,7 +102,7 @@ func TestTigerBeetleMigrateCommand(t *testing.T) {
 		{spend, "c", "low", 16, "refused(over_limit)"}, // -21 < -20
 		{spend, "d", "low", 15, "done"},
 		{pay, "e", "rich", 1, "refused(wallet_full)"}, // 50, further out
-		{spend, "f", "rich", 10, "done"},                // back to 40, outside still
+		{spend, "f", "rich", 10, "done"},              // back to 40, outside still
 		{pay, "f2", "rich", 1, "refused(wallet_full)"},
 		{spend, "g", "rich", 20, "done"}, // 20, inside
 		{pay, "g2", "rich", 10, "done"},  // 30

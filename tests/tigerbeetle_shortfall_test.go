@@ -10,9 +10,9 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
+	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
-	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
