@@ -336,7 +336,7 @@ func (b *planner) sides() [][2]side {
 func (b *planner) start(kind int, op string) {
 	b.fixed = b.d.ids()
 	b.seen = map[ids.ID]bool{}
-	b.net = len(b.d.layout(b.t))
+	b.net = b.fixed.layoutLens[kind]
 	b.op, b.code, b.keyVals = op, b.fixed.transferCodes[kind], b.t.keyValues(b.vals)
 	b.user = ids.Content(b.d.Book, b.tenant, b.t.Name, op, b.t.Definition, Content(b.vals))
 	if op == "hold" {
@@ -399,9 +399,12 @@ func (b *planner) netting(role Role, n int, owner side, h ids.ID) {
 	short := ids.Shortfall(h)
 	unit := owner.a.Unit
 	if !b.seen[short] {
+		var name string
+		if b.named {
+			name = "shortfall(" + strings.TrimSuffix(string(role), "_net") + "(" + owner.name + "))"
+		}
 		b.account(Account{ID: short, UserData128: h, Ledger: b.fixed.ledgers[unit],
-			Code: b.fixed.accountCodes[owner.kind], Flags: AccountCreditsMustNotExceedDebits},
-			"shortfall("+strings.TrimSuffix(string(role), "_net")+"("+owner.name+"))")
+			Code: b.fixed.accountCodes[owner.kind], Flags: AccountCreditsMustNotExceedDebits}, name)
 	}
 	pos := b.net
 	b.net++
