@@ -53,7 +53,9 @@ func BenchmarkTigerBeetleBoundedCalls(b *testing.B) {
 		kind int
 		vals func(i int) chobotb.Values
 	}{
-		{"pay", 0, func(i int) chobotb.Values { return chobotb.Values{"p" + strconv.Itoa(i), "m" + strconv.Itoa(i%8), int64(1)} }},
+		{"pay", 0, func(i int) chobotb.Values {
+			return chobotb.Values{"p" + strconv.Itoa(i), "m" + strconv.Itoa(i%8), int64(1)}
+		}},
 		{"swap", 1, func(i int) chobotb.Values {
 			return chobotb.Values{"s" + strconv.Itoa(i), "m" + strconv.Itoa(i%8), "m" + strconv.Itoa((i+1)%8), int64(1)}
 		}},
