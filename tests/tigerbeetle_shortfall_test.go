@@ -297,6 +297,7 @@ func outsideAnswers(t *testing.T, c chobotb.MigrateClient) {
 	b1, d1 := purseVersion(t, 1, "-5", "10")
 	b2, d2 := purseVersion(t, 2, "-2", "5")
 	st, cur := interp.New(b1), b1
+	st.KeepHistory()
 	tbBook := chobotb.NewBook(c, d1, "")
 	kinds := map[string]int{}
 	for i, tr := range d1.Transfers {
@@ -409,6 +410,29 @@ func outsideAnswers(t *testing.T, c chobotb.MigrateClient) {
 	call("do", "spend", "b10", "lo", 3, "done")
 	call("do", "spend", "b11", "lo", 1, "refused(over_limit)")
 	balances()
+
+	// The statements: the same entries, with the same balances after
+	// each; the nettings, which never name the account, are none of them.
+	for _, m := range []string{"hi", "lo"} {
+		got, err := tbBook.Statement(ctx, 0, []string{m}, chobo.StatementQuery{Limit: chobo.MaxPage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := st.Statement(interp.Account{Kind: cur.Accounts[0], Args: []string{m}}, interp.Filter{Limit: chobo.MaxPage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g, w []string
+		for _, e := range got.Entries {
+			g = append(g, fmt.Sprintf("%s.%s %d/%d/%d → %d", e.Transfer, e.Op, e.Posted, e.HeldIn, e.HeldOut, e.After.Posted))
+		}
+		for _, e := range want.Entries {
+			w = append(w, fmt.Sprintf("%s.%s %d/%d/%d → %d", e.Call.Transfer.Name, e.Op, e.Posted, e.HeldIn, e.HeldOut, e.After.Posted))
+		}
+		if len(w) < 10 || fmt.Sprint(g) != fmt.Sprint(w) {
+			t.Fatalf("purse(%s):\nTigerBeetle     %v\nthe interpreter %v", m, g, w)
+		}
+	}
 
 	// Inside both now: a run of the same version finds nothing to move.
 	if again, err := chobotb.Migrate(ctx, c, d2, chobotb.MigrateOptions{Version: 2}); err != nil || again.Changed != 0 || len(again.Outside) != 0 {
