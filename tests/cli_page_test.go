@@ -39,8 +39,10 @@ var cliPageText = map[string]struct {
 			"the conformance test cannot run is a scenario with errors, exit 1: on the test's copy of the book\n" +
 			"every hold lasts 3 seconds, and each pass must get a length there, in whole seconds, that expires\n" +
 			"exactly the holds it expires on the book ([formats.md](formats.md#what-a-scenario-may-hold)).\n" +
-			"`chobo migrate` exits 0 when every account of the book keeps the book's bounds, 1 when some stand\n" +
-			"outside a narrowed bound (it names them, keeps their old bound and moves every other account), and\n" +
+			"`chobo migrate` exits 0 when every account of the book keeps the book's bounds (it names those that\n" +
+			"stand outside a narrowed bound, which it moves all the same: they answer as any account outside its\n" +
+			"bound), 1 when some have holds open from before their kind had the bound (it names them, keeps their\n" +
+			"old bound and moves every other account), and\n" +
 			"2 when it cannot reach the cluster, is stopped, or TigerBeetle answers what it does not expect; a\n" +
 			"second run goes on from where the first stopped ([targets.md](targets.md#changing-a-bound)).",
 		env: "## Environment variables",
@@ -70,8 +72,10 @@ var cliPageText = map[string]struct {
 			"突き合わせのテストで流せないシナリオも、エラーのあるシナリオとして 1 になります。テストが使う帳簿の写しでは\n" +
 			"仮押さえがどれも 3 秒で期限切れになり、経過のそれぞれに、帳簿でその経過が期限切れにする仮押さえを\n" +
 			"ちょうど期限切れにする長さを、秒単位で与えられなければなりません([formats.md](formats.md#what-a-scenario-may-hold))。\n" +
-			"`chobo migrate` は、帳簿のどの勘定も帳簿の境界に揃えば 0、狭めた境界の外にある勘定があれば 1\n" +
-			"(その勘定を挙げ、元の境界のまま残し、ほかの勘定は動かします)、クラスターにつなげない、止められた、\n" +
+			"`chobo migrate` は、帳簿のどの勘定も帳簿の境界に揃えば 0(狭めた境界の外にある勘定は挙げますが、\n" +
+			"そのまま動かします。境界の外にあるほかの勘定と同じように答えます)、種類に境界がなかったころの\n" +
+			"仮押さえが残っている勘定があれば 1(その勘定を挙げ、元の境界のまま残し、ほかの勘定は動かします)、\n" +
+			"クラスターにつなげない、止められた、\n" +
 			"TigerBeetle が思わぬ答えを返したときは 2 です。もう一度実行すれば止まったところから続けます\n" +
 			"([targets.ja.md](targets.ja.md#境界を変えるとき))。",
 		env: "## 環境変数",

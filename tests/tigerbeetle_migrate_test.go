@@ -180,10 +180,10 @@ func TestTigerBeetleWhatTheMigrationRestsOn(t *testing.T) {
 // as the debit balance of a shortfall account, netted against the room by
 // a balancing transfer before the room is taken from. Further out is
 // refused, back towards the bound is done, further out again while still
-// outside is refused, and once inside the bound holds exactly. chobo's
-// chains do not carry the netting event (it would add one event and one
-// account to every bounded move); `chobo migrate` leaves such an account
-// on its old bound instead. This is what they would carry.
+// outside is refused, and once inside the bound holds exactly. This is
+// what chobo's chains carry (room_net, floor_net) and what `chobo
+// migrate` leaves such an account with; tigerbeetle_shortfall_test.go
+// holds the rest of it.
 func TestTigerBeetleShortfallEncoding(t *testing.T) {
 	realTigerBeetle(t)
 	srv := tbtest.Replica(t)

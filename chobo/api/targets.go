@@ -155,7 +155,7 @@ type TBOperation struct {
 }
 
 // TBAccount is an account an operation makes; role is "account", "floor",
-// "room" or "sink".
+// "room", "shortfall" or "sink".
 type TBAccount struct {
 	Name string `json:"name"`
 	Role string `json:"role"`
@@ -177,8 +177,9 @@ type TBEvent struct {
 	Debit  string `json:"debit"`
 	Credit string `json:"credit"`
 	// Amount is the parameter or number moved, "held" for a post (what the
-	// hold holds, or the part of it the call names), "" for a void or a
-	// status chain.
+	// hold holds, or the part of it the call names), "owed" for a netting
+	// (as much as the floor or room has and its shortfall owes), "" for a
+	// void or a status chain.
 	Amount  string `json:"amount"`
 	Pending bool   `json:"pending"`
 	Linked  bool   `json:"linked"`

@@ -125,6 +125,15 @@ func migrateTarget(inv *Invocation) (list []string, cluster chobotb.U128, ok boo
 // migrateOutcome says how a migration ended and gives its exit code.
 func migrateOutcome(ctx context.Context, inv *Invocation, book string, version int, r chobotb.MigrateReport, err error) int {
 	env := inv.Env
+	// Accounts moved onto a bound they stand outside: told, not an error.
+	for _, o := range r.Outside {
+		fmt.Fprintf(env.Stderr, "chobo migrate: %s\n", o)
+	}
+	if n := len(r.Outside); n > 0 {
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("chobo migrate: %d accounts stand outside the narrowed bound: calls that take them further out are refused with the bound's reason, calls that bring them back are done, and once inside the bound holds", n),
+			fmt.Sprintf("chobo migrate: 勘定 %d 件が狭めた境界の外にあります。さらに外へ出す呼び出しは境界の理由で拒否され、戻す呼び出しは通り、内側に入ればあとは境界のとおりです", n)).In(inv.Lang))
+	}
 	switch {
 	case err == nil:
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
@@ -132,18 +141,12 @@ func migrateOutcome(ctx context.Context, inv *Invocation, book string, version i
 			fmt.Sprintf("chobo migrate: %s v%d の勘定はどれも帳簿の境界に揃いました", book, version)).In(inv.Lang))
 		return ExitOK
 	case errors.Is(err, chobotb.ErrLeft):
-		outside, held := 0, 0
 		for _, o := range r.Left {
 			fmt.Fprintf(env.Stderr, "chobo migrate: %s\n", o)
-			if o.HeldBefore {
-				held++
-			} else {
-				outside++
-			}
 		}
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
-			fmt.Sprintf("chobo migrate: %d accounts stand outside the narrowed bound and %d have holds open from before the bound; they keep the bound they had, every other account was moved. Run chobo migrate again once they are back inside and those holds have ended, or widen the bound", outside, held),
-			fmt.Sprintf("chobo migrate: 勘定 %d 件が狭めた境界の外にあり、%d 件には境界より前の仮押さえが残っています。これらは元の境界のままで、ほかの勘定は動かしました。内側に戻り、その仮押さえが終わってから、もう一度 chobo migrate を実行するか、境界を広げてください", outside, held)).In(inv.Lang))
+			fmt.Sprintf("chobo migrate: %d accounts have holds open from before the bound; they keep the bound they had, every other account was moved. Run chobo migrate again once those holds have ended", len(r.Left)),
+			fmt.Sprintf("chobo migrate: 勘定 %d 件には境界より前の仮押さえが残っています。これらは元の境界のままで、ほかの勘定は動かしました。その仮押さえが終わってから、もう一度 chobo migrate を実行してください", len(r.Left))).In(inv.Lang))
 		return ExitError
 	case ctx.Err() != nil:
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(

@@ -83,24 +83,26 @@ func TestMigrateCommand(t *testing.T) {
 		}
 	}
 
+	// rich at 50 stands outside 30: moved all the same, and named.
 	code, msg := migrateOn(t, m, ctx, nil, "migrate", v2, "--addresses", "3000", "--lang", "ja")
-	if code != ExitError || !strings.Contains(msg, "狭めた境界の外") || !strings.Contains(msg, "wallet ") {
+	if code != ExitOK || !strings.Contains(msg, "狭めた境界の外") || !strings.Contains(msg, "wallet ") || !strings.Contains(msg, "揃いました") {
 		t.Fatalf("exit %d:\n%s", code, msg)
 	}
 	if !strings.Contains(msg, "リクエスト") {
 		t.Errorf("no progress:\n%s", msg)
 	}
-	if r, err := b.Call(ctx, 0, "do", chobotb.Values{"p3", "rich", int64(35)}); err != nil || r.String() != "done" {
-		t.Fatalf("rich keeps 100 until it is back inside: %v %v", r, err)
+	b2 := chobotb.NewBook(m, tigerbeetle.Def(check.Errors("v2.book", []byte(strings.NewReplacer("v1", "v2", "at most 100", "at most 30").Replace(walletV1))).Book), "")
+	if r, err := b2.Call(ctx, 0, "do", chobotb.Values{"p3", "rich", int64(1)}); err != nil || r.String() != "refused(wallet_full)" {
+		t.Fatalf("rich at 50, outside 30, 1 more: %v %v", r, err)
 	}
-	if r, err := b.Call(ctx, 0, "do", chobotb.Values{"p4", "poor", int64(21)}); err != nil || r.String() != "refused(wallet_full)" {
+	if r, err := b2.Call(ctx, 0, "do", chobotb.Values{"p4", "poor", int64(21)}); err != nil || r.String() != "refused(wallet_full)" {
 		t.Fatalf("poor moved to 30: %v %v", r, err)
 	}
 
 	// A second run moves nothing; the cluster and the replicas as given.
 	dialed = nil
 	code, msg = migrateOn(t, m, ctx, nil, "migrate", v2, "--addresses", "127.0.0.1:3000, 127.0.0.1:3001", "--cluster", "18446744073709551617")
-	if code != ExitError || !strings.Contains(msg, "0 floors and rooms moved") {
+	if code != ExitOK || !strings.Contains(msg, "0 floors and rooms moved") || strings.Contains(msg, "outside") {
 		t.Fatalf("exit %d:\n%s", code, msg)
 	}
 	if len(dialed) != 1 || dialed[0].cluster != (chobotb.U128{Hi: 1, Lo: 1}) || strings.Join(dialed[0].addrs, " ") != "127.0.0.1:3000 127.0.0.1:3001" {

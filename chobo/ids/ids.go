@@ -89,6 +89,10 @@ func Floor(account ID) ID { return Sum("floor", account.Hex()) }
 // Room: see Floor.
 func Room(account ID) ID { return Sum("room", account.Hex()) }
 
+// Shortfall identifies the account that records what a floor or room
+// owes: how far a narrowed bound left its account outside.
+func Shortfall(helper ID) ID { return Sum("shortfall", helper.Hex()) }
+
 // Sink identifies the account of a unit that helper transfers balance
 // against.
 func Sink(book, tenant, unit string) ID { return Sum("sink", book, tenant, unit) }

@@ -225,7 +225,7 @@ func tbCall(d *chobotb.Def, st *interp.State, made map[ids.ID]bool, sc *scenario
 func TBFlags(flags uint16, transfer bool) string {
 	names := []string{"linked", "debits_must_not_exceed_credits", "credits_must_not_exceed_debits"}
 	if transfer {
-		names = []string{"linked", "pending", "post_pending_transfer", "void_pending_transfer"}
+		names = []string{"linked", "pending", "post_pending_transfer", "void_pending_transfer", "balancing_debit", "balancing_credit"}
 	}
 	var out []string
 	for i, n := range names {

@@ -30,8 +30,10 @@ type Chain struct {
 }
 
 // ChainAccount is an account a call makes, and what it is for: "account"
-// (of the book), "floor" or "room" (the distance to a bound of one), or
-// "sink" (where bounds are opened from and probes go, one per unit).
+// (of the book), "floor" or "room" (the distance to a bound of one),
+// "shortfall" (what a floor or room owes, when a narrowed bound left its
+// account outside) or "sink" (where bounds are opened from and probes go,
+// one per unit).
 type ChainAccount struct {
 	Name string
 	Role string
@@ -52,8 +54,9 @@ type ChainEvent struct {
 	// them from the pending transfer it ends.
 	Debit, Credit string
 	// Amount is the parameter or the number moved; "held" for a post (what
-	// the hold holds, or the part of it the call names), empty for a void
-	// or a status chain.
+	// the hold holds, or the part of it the call names), "owed" for a
+	// netting (as much as the floor or room has and its shortfall owes),
+	// empty for a void or a status chain.
 	Amount  string
 	Pending bool // a pending transfer (a hold's, or a probe)
 	Linked  bool // linked to the next event
@@ -172,6 +175,8 @@ func made(d *chobotb.Def, b *book.Book, kind int, op string, vals chobotb.Values
 			role = "floor"
 		case a.ID == ids.Room(a.UserData128):
 			role = "room"
+		case a.ID == ids.Shortfall(a.UserData128):
+			role = "shortfall"
 		}
 		c.Accounts = append(c.Accounts, ChainAccount{Name: p.Names[i], Role: role})
 	}
@@ -187,6 +192,8 @@ func made(d *chobotb.Def, b *book.Book, kind int, op string, vals chobotb.Values
 			ce.Amount = ""
 		case chobotb.RoleKeyGuard:
 			ce.Amount, ce.IDOf = "", 0
+		case chobotb.RoleFloorNet, chobotb.RoleRoomNet:
+			ce.Amount = "owed"
 		default:
 			ce.Amount = moveAmount(t.Moves[e.Move-1])
 		}

@@ -79,27 +79,31 @@ func TestChainsSayWhatEachOperationSends(t *testing.T) {
 		events   []string
 	}{
 		{cs[0],
-			"bin(from_place) account, bin(to_place) account, sink(pcs) sink, room(bin(from_place)) room, room(bin(to_place)) room",
+			"bin(from_place) account, bin(to_place) account, sink(pcs) sink, room(bin(from_place)) room, room(bin(to_place)) room, " +
+				"shortfall(room(bin(to_place))) shortfall",
 			"room(bin(from_place)) 10, room(bin(to_place)) 10", "[]",
 			[]string{
 				"move 1 bin(from_place)→bin(to_place) qty linked refused as below_safety",
 				"lower_probe 1 bin(from_place)→sink(pcs) 2 pending linked refused as below_safety",
 				"lower_probe_void 1 → linked ends 1",
 				"room_give 1 sink(pcs)→room(bin(from_place)) qty linked",
+				"room_net 1 room(bin(to_place))→shortfall(room(bin(to_place))) owed linked",
 				"room_take 1 room(bin(to_place))→sink(pcs) qty refused as bin_full",
 				"key_guard 0 → id of 0",
 			}},
 		{cs[1],
-			"credit(member) account, world account, sink(pcs) sink, floor(credit(member)) floor",
+			"credit(member) account, world account, sink(pcs) sink, floor(credit(member)) floor, shortfall(floor(credit(member))) shortfall",
 			"floor(credit(member)) 5", "[]",
 			[]string{
 				"move 1 credit(member)→world 3 pending linked",
+				// Posted though the rest is held: no void takes a netting back.
+				"floor_net 1 floor(credit(member))→shortfall(floor(credit(member))) owed linked",
 				"floor_take 1 floor(credit(member))→sink(pcs) 3 pending refused as overdrawn",
 			}},
 		{cs[2], "", "", "[0]",
-			[]string{"post 1 → held linked ends 0", "post 1 → held ends 1"}},
+			[]string{"post 1 → held linked ends 0", "post 1 → held ends 2"}},
 		{cs[3], "", "", "[0]",
-			[]string{"void 1 → linked ends 0", "void 1 → ends 1"}},
+			[]string{"void 1 → linked ends 0", "void 1 → ends 2"}},
 		{cs[4], "", "", "[]",
 			[]string{"status_void 0 → linked ends 0", "status_fail 0 →"}},
 	}

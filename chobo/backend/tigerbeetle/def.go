@@ -86,8 +86,8 @@ func Check(b *book.Book) diag.List {
 				fmt.Sprintf("`%s` sends %s in one request, and one request takes at most %d (for example %s)", t.Name, sends.En, chobotb.MaxEvents, call),
 				fmt.Sprintf("`%s` は一つのリクエストで %sを送りますが、一つのリクエストに入るのは %d 件までです(例: %s)", t.Name, sends.Ja, chobotb.MaxEvents, call)),
 			Hint: diag.T(
-				fmt.Sprintf("split `%s` into transfer kinds with fewer moves: a move takes 1 to 6 TigerBeetle transfers, depending on the bounds of the accounts it joins", t.Name),
-				fmt.Sprintf("`%s` を、移動の少ないいくつかの振替の種類に分けてください。移動一つは、つなぐ勘定の境界に応じて TigerBeetle の transfer 1 件から 6 件になります", t.Name)),
+				fmt.Sprintf("split `%s` into transfer kinds with fewer moves: a move takes 1 to 7 TigerBeetle transfers, depending on the bounds of the accounts it joins", t.Name),
+				fmt.Sprintf("`%s` を、移動の少ないいくつかの振替の種類に分けてください。移動一つは、つなぐ勘定の境界に応じて TigerBeetle の transfer 1 件から 7 件になります", t.Name)),
 		})
 	}
 	return l

@@ -86,3 +86,26 @@ func benchHold(b *testing.B, callers int, pack bool) {
 		b.ReportMetric(float64((after.InFlight-before.InFlight).Microseconds())/float64(trips), "µs/trip")
 	}
 }
+
+// BenchmarkBoundedCall measures one do through chobotb.Book over the model
+// (no network) for a move between two accounts with a floor and a room
+// each (the longest layout: move, floor_net, floor_take, room_give,
+// room_net, room_take, floor_give, key guard): the client's work and the
+// model's per call, which the nettings add to.
+func BenchmarkBoundedCall(b *testing.B) {
+	d := testDef()
+	m := tbmodel.New()
+	bk := chobotb.NewBook(m, d, "")
+	k := kindOf("do", aDst, aDst)
+	if r, err := bk.Call(ctx, k, "do", vals("warm", "a", "b", 0)); err != nil || r.Outcome != chobo.Done {
+		b.Fatal(r, err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		// 0 moves nothing, so no bound is ever reached however long the run.
+		if r, err := bk.Call(ctx, k, "do", vals(fmt.Sprint("c", i), "a", "b", 0)); err != nil || r.Outcome != chobo.Done {
+			b.Fatal(r, err)
+		}
+	}
+}

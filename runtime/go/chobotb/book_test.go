@@ -699,7 +699,7 @@ func TestStatusWritesNothing(t *testing.T) {
 func TestAccountsMadeOnce(t *testing.T) {
 	e := newEnv(t)
 	e.runAll([]step{doS(aSupplier, aSrc, "r1", "x", "p", 10, done)})
-	if got := ops(e.m.Requests()); !slices.Equal(got, []string{"create_accounts:4", "create_transfers:1", "create_transfers:2"}) {
+	if got := ops(e.m.Requests()); !slices.Equal(got, []string{"create_accounts:5", "create_transfers:1", "create_transfers:3"}) {
 		t.Fatalf("first call sent %v", got)
 	}
 	e.m.ResetRequests()
@@ -708,13 +708,14 @@ func TestAccountsMadeOnce(t *testing.T) {
 		doS(aSupplier, aSrc, "r1", "x", "p", 10, doneBefore),
 		holdS(aSupplier, aSrc, "h1", "x", "p", 1, done),
 	})
-	if got := ops(e.m.Requests()); !slices.Equal(got, []string{"create_transfers:2", "create_transfers:2", "create_transfers:2"}) {
+	if got := ops(e.m.Requests()); !slices.Equal(got, []string{"create_transfers:3", "create_transfers:3", "create_transfers:3"}) {
 		t.Fatalf("later calls sent %v", got)
 	}
-	// A new account makes only what is new: dst(q), its room and floor, and their openings.
+	// A new account makes only what is new: dst(q), its room, the room's
+	// shortfall and its floor, and the openings of room and floor.
 	e.m.ResetRequests()
 	e.runAll([]step{doS(aSrc, aDst, "m1", "p", "q", 1, done)})
-	if got := ops(e.m.Requests()); !slices.Equal(got, []string{"create_accounts:3", "create_transfers:2", "create_transfers:7"}) {
+	if got := ops(e.m.Requests()); !slices.Equal(got, []string{"create_accounts:4", "create_transfers:2", "create_transfers:8"}) {
 		t.Fatalf("a new account sent %v", got)
 	}
 	// Another Book on the same model makes them again, and TigerBeetle says exists.
@@ -1013,7 +1014,10 @@ func TestTogether(t *testing.T) {
 // them in requests of at most MaxEvents, accounts before openings, both
 // before the chain.
 func TestManyAccounts(t *testing.T) {
-	const moves = 50 // 50 × 5 events = 250; 100 accounts + 200 helpers + the sink = 301
+	// 36 × 7 events + the key guard = 253; 72 accounts + 144 floors and
+	// rooms + 72 shortfalls (the floor's of each account moves take from,
+	// the room's of each they put into) + the sink = 289.
+	const moves = 36
 	d := testDef()
 	k := chobotb.TransferKind{Name: "wide", Definition: "wide", Params: []chobotb.Param{{Name: "id"}, {Name: "n", Amount: true}}, Key: []int{0}}
 	for i := range 2 * moves {
@@ -1035,7 +1039,7 @@ func TestManyAccounts(t *testing.T) {
 	if err != nil || r.Outcome != chobo.Done {
 		t.Fatal(r, err)
 	}
-	want := []string{"create_accounts:253", "create_accounts:48", "create_transfers:200", "create_transfers:251"}
+	want := []string{"create_accounts:253", "create_accounts:36", "create_transfers:144", "create_transfers:253"}
 	if got := ops(m.Requests()); !slices.Equal(got, want) {
 		t.Fatalf("sent %v, want %v", got, want)
 	}
@@ -1062,13 +1066,14 @@ func TestTwoMovesOneBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Openings) != 1 || len(p.Accounts) != 4 {
+	if len(p.Openings) != 1 || len(p.Accounts) != 5 {
 		t.Fatalf("openings %d, accounts %v", len(p.Openings), p.Names)
 	}
-	if got := roles(p.Chain); !slices.Equal(got, []chobotb.Role{chobotb.RoleMove, chobotb.RoleRoomTake, chobotb.RoleMove, chobotb.RoleRoomTake, chobotb.RoleKeyGuard}) {
+	if got := roles(p.Chain); !slices.Equal(got, []chobotb.Role{chobotb.RoleMove, chobotb.RoleRoomNet, chobotb.RoleRoomTake,
+		chobotb.RoleMove, chobotb.RoleRoomNet, chobotb.RoleRoomTake, chobotb.RoleKeyGuard}) {
 		t.Fatalf("roles %v", got)
 	}
-	if p.Chain[2].Move != 2 || p.Chain[3].Move != 2 {
+	if p.Chain[3].Move != 2 || p.Chain[5].Move != 2 {
 		t.Fatal("move numbers")
 	}
 	m := tbmodel.New()

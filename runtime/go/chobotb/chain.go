@@ -35,6 +35,22 @@ const (
 	// RoleFloorGive gives the amount back to the floor account of an
 	// account whose lower bound is below zero that the move puts into.
 	RoleFloorGive Role = "floor_give"
+	// RoleFloorNet and RoleRoomNet come just before a floor_take or a
+	// room_take: they pay what the floor or room has towards its
+	// shortfall, a transfer with both balancing flags from the floor or
+	// room to its shortfall account, which moves as much as the one has
+	// and the other owes (0 when nothing is owed). A narrowed bound that
+	// leaves an account outside sets its floor or room to zero and makes
+	// the shortfall owe the rest (Migrate); so the take after the netting
+	// finds the floor or room empty until the account is back inside,
+	// however it came back (moves, posts, voids or expiries of holds).
+	// The netting is never pending, so no void undoes it, and nothing
+	// refuses it; it carries the sink's code, so the chain's records that
+	// history reads by the kind's code leave it out, and its id comes
+	// after every position of the layout, so the other events keep the
+	// ids they had before chains netted.
+	RoleFloorNet Role = "floor_net"
+	RoleRoomNet  Role = "room_net"
 	// RoleKeyGuard comes after the chain of a do or hold in which two
 	// events or more may be refused by a bound, outside the chain, with
 	// the id of the chain's first event: a void of a transfer that never
@@ -159,9 +175,24 @@ func (d *Def) guarded(t *TransferKind) bool {
 }
 
 // ChainLength is how many events the longest request of one call of a
-// transfer kind carries: its do or hold chain and the key guard after it,
-// if it has one. Post and void chains are shorter.
-func (d *Def) ChainLength(kind int) int { return len(d.layout(&d.Transfers[kind])) }
+// transfer kind carries: its do or hold chain with its nettings and the
+// key guard after it, if it has one. Post and void chains are shorter.
+func (d *Def) ChainLength(kind int) int {
+	l := d.layout(&d.Transfers[kind])
+	return len(l) + nettings(l)
+}
+
+// nettings is how many nettings a chain of the layout carries: one
+// before each take from a floor or room.
+func nettings(l []slot) int {
+	n := 0
+	for _, s := range l {
+		if s.role == RoleFloorTake || s.role == RoleRoomTake {
+			n++
+		}
+	}
+	return n
+}
 
 // accountID is the id of the account a side of a move names.
 func (d *Def) accountID(tenant string, tids *tenantIDs, s Side, vals Values) ids.ID {
@@ -255,6 +286,9 @@ type planner struct {
 	p      *Plan
 	fixed  *fixedIDs
 	seen   map[ids.ID]bool // the accounts of the plan so far
+	// pos is the layout position of the next event; net that of the next
+	// netting, counted on from the end of the layout.
+	pos, net int
 
 	// What every event of the call's chain carries.
 	op      string
@@ -302,6 +336,7 @@ func (b *planner) sides() [][2]side {
 func (b *planner) start(kind int, op string) {
 	b.fixed = b.d.ids()
 	b.seen = map[ids.ID]bool{}
+	b.net = b.fixed.layoutLens[kind]
 	b.op, b.code, b.keyVals = op, b.fixed.transferCodes[kind], b.t.keyValues(b.vals)
 	b.user = ids.Content(b.d.Book, b.tenant, b.t.Name, op, b.t.Definition, Content(b.vals))
 	if op == "hold" {
@@ -348,13 +383,35 @@ func (b *planner) opened(role string, owner side, id ids.ID, amount int64) (ids.
 	return id, nil
 }
 
-// add appends an event to the chain; its id is its place in the chain.
+// add appends an event to the chain; its id is its place in the layout.
 func (b *planner) add(s slot, debit, credit ids.ID, amount uint64, flags uint16, timeout uint32, pendingID ids.ID, reason string) {
-	pos := len(b.p.Chain)
+	pos := b.pos
+	b.pos++
 	b.p.Chain = append(b.p.Chain, Event{Role: s.role, Move: s.move, Reason: reason, Transfer: Transfer{
 		ID: ids.Transfer(b.d.Book, b.tenant, b.t.Name, b.op, b.keyVals, pos), DebitAccountID: debit, CreditAccountID: credit,
 		Amount: U64(amount), PendingID: pendingID, UserData128: b.user, UserData64: b.tag, Timeout: timeout,
 		Ledger: b.ledger, Code: b.code, Flags: flags}})
+}
+
+// netting appends the netting of the floor or room h of owner (see
+// RoleRoomNet), with its shortfall account added to the plan.
+func (b *planner) netting(role Role, n int, owner side, h ids.ID) {
+	short := ids.Shortfall(h)
+	unit := owner.a.Unit
+	if !b.seen[short] {
+		var name string
+		if b.named {
+			name = "shortfall(" + strings.TrimSuffix(string(role), "_net") + "(" + owner.name + "))"
+		}
+		b.account(Account{ID: short, UserData128: h, Ledger: b.fixed.ledgers[unit],
+			Code: b.fixed.accountCodes[owner.kind], Flags: AccountCreditsMustNotExceedDebits}, name)
+	}
+	pos := b.net
+	b.net++
+	b.p.Chain = append(b.p.Chain, Event{Role: role, Move: n, Transfer: Transfer{
+		ID: ids.Transfer(b.d.Book, b.tenant, b.t.Name, b.op, b.keyVals, pos), DebitAccountID: h, CreditAccountID: short,
+		Amount: Unbounded, UserData128: b.user, UserData64: b.tag, Ledger: b.fixed.ledgers[unit], Code: b.fixed.sinkCodes[unit],
+		Flags: TransferBalancing}})
 }
 
 // move lays out move n (from 1) and the events that keep the bounds of
@@ -398,6 +455,7 @@ func (b *planner) floorsAndRooms(n int, a uint64, from, to side) error {
 		if err != nil {
 			return err
 		}
+		b.netting(RoleFloorNet, n, from, f)
 		b.add(slot{RoleFloorTake, n}, f, b.sink(from.a.Unit), a, b.flags, b.timeout, ids.ID{}, lower.Reason)
 	}
 	if from.a.Upper != nil {
@@ -412,6 +470,7 @@ func (b *planner) floorsAndRooms(n int, a uint64, from, to side) error {
 		if err != nil {
 			return err
 		}
+		b.netting(RoleRoomNet, n, to, r)
 		b.add(slot{RoleRoomTake, n}, r, b.sink(to.a.Unit), a, b.flags, b.timeout, ids.ID{}, to.a.Upper.Reason)
 	}
 	if to.a.Lower != nil && to.a.Lower.Value < 0 {

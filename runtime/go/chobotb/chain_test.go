@@ -138,17 +138,17 @@ func TestBuildRoles(t *testing.T) {
 		{"L>0 from", aSafety, aCust, R(chobotb.RoleMove, chobotb.RoleProbe, chobotb.RoleProbeVoid),
 			[]string{"below_safety", "below_safety", ""}, 3, nil},
 		{"L>0 to", aSupplier, aSafety, R(chobotb.RoleMove), []string{""}, 2, nil},
-		{"L<0 from", aCredit, aCust, R(chobotb.RoleMove, chobotb.RoleFloorTake), []string{"", "over_limit"}, 4, []int64{5}},
+		{"L<0 from", aCredit, aCust, R(chobotb.RoleMove, chobotb.RoleFloorNet, chobotb.RoleFloorTake), []string{"", "", "over_limit"}, 5, []int64{5}},
 		{"L<0 to", aSupplier, aCredit, R(chobotb.RoleMove, chobotb.RoleFloorGive), []string{"", ""}, 4, []int64{5}},
 		{"upper from", aCapped, aCust, R(chobotb.RoleMove, chobotb.RoleRoomGive), []string{"", ""}, 4, []int64{10}},
-		{"upper to", aSupplier, aCapped, R(chobotb.RoleMove, chobotb.RoleRoomTake), []string{"", "full"}, 4, []int64{10}},
-		// The design's longest move: six events, in its order.
+		{"upper to", aSupplier, aCapped, R(chobotb.RoleMove, chobotb.RoleRoomNet, chobotb.RoleRoomTake), []string{"", "", "full"}, 5, []int64{10}},
+		// The longest move: seven events, in the layout's order.
 		{"L>0 and upper to L<0 and upper", aSrc, aDst,
-			R(chobotb.RoleMove, chobotb.RoleProbe, chobotb.RoleProbeVoid, chobotb.RoleRoomGive, chobotb.RoleRoomTake, chobotb.RoleFloorGive),
-			[]string{"src_low", "src_low", "", "", "dst_full", ""}, 6, []int64{20, 6, 4}},
+			R(chobotb.RoleMove, chobotb.RoleProbe, chobotb.RoleProbeVoid, chobotb.RoleRoomGive, chobotb.RoleRoomNet, chobotb.RoleRoomTake, chobotb.RoleFloorGive),
+			[]string{"src_low", "src_low", "", "", "", "dst_full", ""}, 7, []int64{20, 6, 4}},
 		{"L<0 and upper to L>0 and upper", aDst, aSrc,
-			R(chobotb.RoleMove, chobotb.RoleFloorTake, chobotb.RoleRoomGive, chobotb.RoleRoomTake),
-			[]string{"", "dst_low", "", "src_full"}, 6, []int64{4, 6, 20}},
+			R(chobotb.RoleMove, chobotb.RoleFloorNet, chobotb.RoleFloorTake, chobotb.RoleRoomGive, chobotb.RoleRoomNet, chobotb.RoleRoomTake),
+			[]string{"", "", "dst_low", "", "", "src_full"}, 8, []int64{4, 6, 20}},
 	}
 	for _, c := range cases {
 		for _, op := range []string{"do", "hold"} {
@@ -168,7 +168,19 @@ func TestBuildRoles(t *testing.T) {
 				if got := roles(chain); !slices.Equal(got, c.roles) {
 					t.Fatalf("roles %v, want %v", got, c.roles)
 				}
+				// The ids: each event's layout position, the nettings
+				// numbered on after the layout's last.
+				pos, net := 0, len(chain)-nettingsOf(chain)
+				if len(p.Chain) > len(chain) {
+					net++ // the key guard's position
+				}
 				for i, e := range chain {
+					id := pos
+					if e.Role == chobotb.RoleFloorNet || e.Role == chobotb.RoleRoomNet {
+						id, net = net, net+1
+					} else {
+						pos++
+					}
 					if e.Reason != c.reasons[i] {
 						t.Errorf("event %d (%s): reason %q, want %q", i, e.Role, e.Reason, c.reasons[i])
 					}
@@ -179,7 +191,7 @@ func TestBuildRoles(t *testing.T) {
 					if linked != (i < len(chain)-1) {
 						t.Errorf("event %d: linked %v", i, linked)
 					}
-					if want := ids.Transfer("testbook", "t1", d.Transfers[kind].Name, op, []string{"k1"}, i); e.ID != want {
+					if want := ids.Transfer("testbook", "t1", d.Transfers[kind].Name, op, []string{"k1"}, id); e.ID != want {
 						t.Errorf("event %d: id %s, want %s", i, e.ID.Hex(), want.Hex())
 					}
 					pending := e.Flags&chobotb.TransferPending != 0
@@ -191,6 +203,18 @@ func TestBuildRoles(t *testing.T) {
 					case chobotb.RoleProbeVoid:
 						if e.Flags&chobotb.TransferVoidPending == 0 || e.PendingID != p.Chain[i-1].ID || !e.Amount.IsZero() {
 							t.Errorf("probe void: %+v", e.Transfer)
+						}
+					case chobotb.RoleFloorNet, chobotb.RoleRoomNet:
+						// Posted even in a hold, as much as the floor or room
+						// can pay, from it to its shortfall, under the sink's
+						// code; the take after it is from the same floor or
+						// room.
+						take := chain[i+1]
+						want := chobotb.Transfer{ID: e.ID, DebitAccountID: take.DebitAccountID, CreditAccountID: ids.Shortfall(take.DebitAccountID),
+							Amount: chobotb.Unbounded, UserData128: take.UserData128, UserData64: take.UserData64, Ledger: take.Ledger,
+							Code: ids.Code("testbook", "sink", "piece"), Flags: chobotb.TransferBalancing | chobotb.TransferLinked}
+						if e.Transfer != want {
+							t.Errorf("netting: %+v, want %+v", e.Transfer, want)
 						}
 					default:
 						if pending != (op == "hold") {
@@ -267,16 +291,17 @@ func TestBuildAccounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"src(a)", "dst(b)", "sink(piece)", "room(src(a))", "room(dst(b))", "floor(dst(b))"}
+	want := []string{"src(a)", "dst(b)", "sink(piece)", "room(src(a))", "room(dst(b))", "shortfall(room(dst(b)))", "floor(dst(b))"}
 	if !slices.Equal(p.Names, want) {
 		t.Fatalf("names %v, want %v", p.Names, want)
 	}
 	src := ids.Account("testbook", "t1", "src", "a")
 	dst := ids.Account("testbook", "t1", "dst", "b")
 	sink := ids.Sink("testbook", "t1", "piece")
-	wantIDs := []ids.ID{src, dst, sink, ids.Room(src), ids.Room(dst), ids.Floor(dst)}
+	wantIDs := []ids.ID{src, dst, sink, ids.Room(src), ids.Room(dst), ids.Shortfall(ids.Room(dst)), ids.Floor(dst)}
 	wantFlags := []uint16{chobotb.AccountDebitsMustNotExceedCredits, 0, 0,
-		chobotb.AccountDebitsMustNotExceedCredits, chobotb.AccountDebitsMustNotExceedCredits, chobotb.AccountDebitsMustNotExceedCredits}
+		chobotb.AccountDebitsMustNotExceedCredits, chobotb.AccountDebitsMustNotExceedCredits,
+		chobotb.AccountCreditsMustNotExceedDebits, chobotb.AccountDebitsMustNotExceedCredits}
 	for i, a := range p.Accounts {
 		if a.ID != wantIDs[i] || a.Flags != wantFlags[i] {
 			t.Errorf("%s: id %s flags %d", p.Names[i], a.ID.Hex(), a.Flags)
@@ -285,16 +310,22 @@ func TestBuildAccounts(t *testing.T) {
 			t.Errorf("%s: ledger %d", p.Names[i], a.Ledger)
 		}
 	}
+	// A shortfall opens with nothing owed: it has no opening.
+	opened := []ids.ID{ids.Room(src), ids.Room(dst), ids.Floor(dst)}
+	if len(p.Openings) != len(opened) {
+		t.Errorf("%d openings", len(p.Openings))
+	}
 	for i, o := range p.Openings {
-		if o.DebitAccountID != sink || o.CreditAccountID != wantIDs[3+i] || o.ID != ids.Opening(wantIDs[3+i]) {
+		if o.DebitAccountID != sink || o.CreditAccountID != opened[i] || o.ID != ids.Opening(opened[i]) {
 			t.Errorf("opening %d: %+v", i, o)
 		}
 	}
-	// The chain: move, probe, probe void, room give, room take, floor give;
-	// then the key guard.
+	// The chain: move, probe, probe void, room give, room net, room take,
+	// floor give; then the key guard.
 	checkGuard(t, p.Chain)
 	c := p.Chain[:len(p.Chain)-1]
-	pairs := [][2]ids.ID{{src, dst}, {src, sink}, {}, {sink, ids.Room(src)}, {ids.Room(dst), sink}, {sink, ids.Floor(dst)}}
+	pairs := [][2]ids.ID{{src, dst}, {src, sink}, {}, {sink, ids.Room(src)}, {ids.Room(dst), ids.Shortfall(ids.Room(dst))},
+		{ids.Room(dst), sink}, {sink, ids.Floor(dst)}}
 	for i, e := range c {
 		if e.DebitAccountID != pairs[i][0] || e.CreditAccountID != pairs[i][1] {
 			t.Errorf("event %d (%s): %s → %s", i, e.Role, e.DebitAccountID.Hex(), e.CreditAccountID.Hex())
@@ -401,7 +432,9 @@ func TestLookupsAndFinish(t *testing.T) {
 				if e.Role == chobotb.RoleMove {
 					moves = append(moves, e.ID)
 				}
-				if e.Role != chobotb.RoleProbe && e.Role != chobotb.RoleProbeVoid && e.Role != chobotb.RoleKeyGuard {
+				switch e.Role {
+				case chobotb.RoleProbe, chobotb.RoleProbeVoid, chobotb.RoleKeyGuard, chobotb.RoleFloorNet, chobotb.RoleRoomNet:
+				default:
 					held = append(held, e)
 				}
 			}
@@ -702,4 +735,15 @@ func FuzzContentIsJSON(f *testing.F) {
 			t.Errorf("Content(%q) = %s, want %s", vals, got, want)
 		}
 	})
+}
+
+// nettingsOf counts the nettings of a chain.
+func nettingsOf(chain []chobotb.Event) int {
+	n := 0
+	for _, e := range chain {
+		if e.Role == chobotb.RoleFloorNet || e.Role == chobotb.RoleRoomNet {
+			n++
+		}
+	}
+	return n
 }

@@ -36,6 +36,7 @@ type fixedIDs struct {
 	sinkCodes     []uint16 // by unit
 	accountCodes  []uint16 // by account kind
 	transferCodes []uint16 // by transfer kind
+	layoutLens    []int    // by transfer kind: where its nettings' ids start
 }
 
 // tenantIDs are the ids a tenant's calls share. A Book works them all out
@@ -80,8 +81,9 @@ func (d *Def) ids() *fixedIDs {
 		for _, a := range d.Accounts {
 			f.accountCodes = append(f.accountCodes, ids.Code(d.Book, "account", a.Name))
 		}
-		for _, t := range d.Transfers {
+		for i, t := range d.Transfers {
 			f.transferCodes = append(f.transferCodes, ids.Code(d.Book, "transfer", t.Name))
+			f.layoutLens = append(f.layoutLens, len(d.layout(&d.Transfers[i])))
 		}
 		d.fixed = f
 	})

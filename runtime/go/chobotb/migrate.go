@@ -2,7 +2,6 @@ package chobotb
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"math/big"
@@ -56,19 +55,23 @@ type MigrateProgress struct {
 	Requests int // requests sent
 }
 
-// Left is an account whose floor or room a migration left on the bound
-// it held, so that it answers by that bound, and why:
+// Left is an account a migration reports on one side (its floor or its
+// room):
 //
-//   - Outside: the book narrowed the bound past where the account stands
-//     on that side (its posted balance less what it holds out, for a
-//     floor; plus what is held into it, for a room). Moving the floor or
-//     room would take it below zero, which its flag refuses.
 //   - HeldBefore: the floor or room is newer than holds of the account
 //     still open, made by clients of a version without the bound, which
-//     did not move it. Once those holds end, the account can be moved.
-//
-// A later run of the same version moves it, once it is back inside or
-// its holds have ended.
+//     did not move it. The migration left it on the bound it held (none),
+//     so that it answers by that bound; once those holds end, a later run
+//     of the same version moves it. These are MigrateReport.Left.
+//   - Outside (HeldBefore false): the book narrowed the bound past where
+//     the account stands on that side (its posted balance less what it
+//     holds out, for a floor; plus what is held into it, for a room). The
+//     migration moved it all the same: its floor or room is empty and its
+//     shortfall owes the rest, so that a call that takes it further out
+//     is refused with the bound's reason, one that brings it back is
+//     done, and once it is back inside the bound holds as for any
+//     account. These are MigrateReport.Outside, for the operator's
+//     information.
 type Left struct {
 	Tenant  string
 	Kind    string
@@ -99,15 +102,18 @@ func (o Left) String() string {
 // other account was moved.
 var ErrLeft = errors.New("chobotb: some accounts were left on the bound they had")
 
-// MigrateReport is what a migration did, and the accounts it left.
+// MigrateReport is what a migration did, the accounts it left and those
+// it moved that stand outside their new bound.
 type MigrateReport struct {
 	MigrateProgress
-	Left []Left
+	Left    []Left
+	Outside []Left
 }
 
 // migrateChunk is how many accounts one lookup reads with their floor and
-// room: three records each in one reply of at most MaxEvents.
-const migrateChunk = MaxEvents / 3
+// room and the shortfall of each: five records each in one reply of at
+// most MaxEvents.
+const migrateChunk = MaxEvents / 5
 
 // Migrate moves the floor and room of every existing account of the book
 // onto the bounds def gives, from what each one holds now: the floor
@@ -127,10 +133,19 @@ const migrateChunk = MaxEvents / 3
 // of the account moves it too, in the same chain), so what a migration
 // reads stays true until its move lands.
 //
-// An account a narrowed bound would leave outside is left as it is (its
-// move is refused by the floor's or room's own flag, at the moment it
-// would land), and so is one with holds open that its floor or room does
-// not carry: both are reported, with ErrLeft.
+// Every move goes through the floor's or room's shortfall account (ids.
+// Shortfall), in one linked pair: a narrowing makes the shortfall owe the
+// difference, a widening puts it into the floor or room, and then a
+// netting (both balancing flags) pays from the floor or room what the
+// shortfall owes, as much as it has. An account the narrowed bound leaves
+// outside ends with its floor or room empty and its shortfall owing how
+// far outside it stands; the chains net before every take from a floor
+// or room, so it answers as any account outside its bound does (see
+// Left). Neither event can be refused, so nothing a call does between
+// the read and the move makes the move land wrong.
+//
+// An account with holds open that its floor or room does not carry is
+// left as it is, and reported, with ErrLeft.
 func Migrate(ctx context.Context, c MigrateClient, d *Def, o MigrateOptions) (MigrateReport, error) {
 	m := &migration{c: c, d: d, o: o, f: d.ids()}
 	tenants := o.Tenants
@@ -171,18 +186,18 @@ type migration struct {
 }
 
 type queued struct {
-	// t is the move; events are what is sent for it: the move alone when
-	// it widens, else a pending probe of the same amount out of the floor
-	// or room and its void before it, linked, so that a floor or room
-	// that cannot give that much refuses the probe, whose id is random,
-	// and the move's id stays free for a later run.
+	// t is the move, into the floor or room from the sink when it widens,
+	// from the shortfall to the sink when it narrows; events are what is
+	// sent for it: the move and the netting after it, linked.
 	t       Transfer
 	events  []Transfer
 	tenant  string
 	kind    int
 	account ids.ID
+	helper  ids.ID
 	side    string
 	reach   *big.Int
+	outside bool
 }
 
 func (m *migration) request() {
@@ -255,7 +270,8 @@ func (m *migration) chunk(ctx context.Context, tenant string, k int, owners []Ac
 	var helpers []ids.ID
 	for _, x := range owners {
 		for _, s := range sides {
-			helpers = append(helpers, s.id(x.ID))
+			h := s.id(x.ID)
+			helpers = append(helpers, h, ids.Shortfall(h))
 		}
 	}
 	found, err := m.lookup(ctx, helpers)
@@ -269,7 +285,8 @@ func (m *migration) chunk(ctx context.Context, tenant string, k int, owners []Ac
 	for _, x := range owners {
 		all = append(all, x.ID)
 		for _, s := range sides {
-			all = append(all, s.id(x.ID))
+			h := s.id(x.ID)
+			all = append(all, h, ids.Shortfall(h))
 		}
 	}
 	now, err := m.lookup(ctx, all)
@@ -286,7 +303,8 @@ func (m *migration) chunk(ctx context.Context, tenant string, k int, owners []Ac
 			if !ok {
 				continue // no bound, and no floor or room ever made
 			}
-			q, ok := m.move(tenant, k, owner, h, s)
+			// open made the shortfall of every floor and room there is.
+			q, ok := m.move(tenant, k, owner, h, now[ids.Shortfall(h.ID)], s)
 			switch {
 			case !ok:
 			case s.bound != nil && !carries(s.name, owner, h):
@@ -308,26 +326,37 @@ func (m *migration) lookup(ctx context.Context, list []ids.ID) (map[ids.ID]Accou
 
 // open makes the floors and rooms the bounds of kind k need and that the
 // accounts do not have yet, with the sink, and opens them Unbounded: the
-// account keeps answering by the bound it had, none, until its move.
+// account keeps answering by the bound it had, none, until its move. It
+// makes the shortfall of every floor and room there is or it makes, with
+// nothing owed (no opening), which every move of a migration goes
+// through.
 func (m *migration) open(ctx context.Context, tenant string, k int, owners []Account, sides []migrateSide, found map[ids.ID]Account) error {
 	a := &m.d.Accounts[k]
 	unit := a.Unit
 	sink := ids.Sink(m.d.Book, tenant, m.d.Units[unit].Name)
 	var accounts []Account
 	var openings []Transfer
+	add := func(x Account) {
+		if len(accounts) == 0 {
+			accounts = append(accounts, Account{ID: sink, Ledger: m.f.ledgers[unit], Code: m.f.sinkCodes[unit]})
+		}
+		accounts = append(accounts, x)
+	}
 	for _, x := range owners {
 		for _, s := range sides {
 			h := s.id(x.ID)
-			if _, ok := found[h]; ok || s.bound == nil {
-				continue
+			_, there := found[h]
+			if !there && s.bound != nil {
+				add(Account{ID: h, UserData128: x.ID, Ledger: m.f.ledgers[unit],
+					Code: m.f.accountCodes[k], Flags: AccountDebitsMustNotExceedCredits})
+				openings = append(openings, Transfer{ID: ids.Opening(h), DebitAccountID: sink, CreditAccountID: h,
+					Amount: Unbounded, Ledger: m.f.ledgers[unit], Code: m.f.sinkCodes[unit]})
+				there = true
 			}
-			if len(accounts) == 0 {
-				accounts = append(accounts, Account{ID: sink, Ledger: m.f.ledgers[unit], Code: m.f.sinkCodes[unit]})
+			if _, short := found[ids.Shortfall(h)]; there && !short {
+				add(Account{ID: ids.Shortfall(h), UserData128: h, Ledger: m.f.ledgers[unit],
+					Code: m.f.accountCodes[k], Flags: AccountCreditsMustNotExceedDebits})
 			}
-			accounts = append(accounts, Account{ID: h, UserData128: x.ID, Ledger: m.f.ledgers[unit],
-				Code: m.f.accountCodes[k], Flags: AccountDebitsMustNotExceedCredits})
-			openings = append(openings, Transfer{ID: ids.Opening(h), DebitAccountID: sink, CreditAccountID: h,
-				Amount: Unbounded, Ledger: m.f.ledgers[unit], Code: m.f.sinkCodes[unit]})
 		}
 	}
 	if len(accounts) == 0 {
@@ -344,6 +373,9 @@ func (m *migration) open(ctx context.Context, tenant string, k int, owners []Acc
 		if s != Created && s != Exists {
 			return fmt.Errorf("%w (account %s: %s)", ErrAccountChanged, accounts[i].ID.Hex(), s)
 		}
+	}
+	if len(openings) == 0 {
+		return nil
 	}
 	ctx2, cancel := bounded(ctx)
 	st, err = m.c.CreateTransfers(ctx2, openings)
@@ -395,20 +427,28 @@ func U128Of(v *big.Int) (U128, bool) {
 }
 
 // Held reads the bound a floor or room keeps for its account, from the
-// two balances: the floor holds the account's posted balance less the
-// lower bound, the room the upper bound less it. Holds count on the safe
+// balances: the floor holds the account's posted balance less the lower
+// bound, the room the upper bound less it, each less what its shortfall
+// owes (its posted debits less its posted credits; a shortfall that is
+// not there, the zero Account, owes nothing). Holds count on the safe
 // side, as the bound checks them: what is held out of the account on its
 // floor's side, what is held into it on its room's. A hold made since the
 // floor or room existed moved it too, pending, and cancels out; one made
 // before (a bound added to the kind) counts as if it were posted.
-func Held(side string, owner, helper Account) *big.Int {
+func Held(side string, owner, helper, shortfall Account) *big.Int {
+	has := new(big.Int).Sub(posted(helper), u128Int(helper.DebitsPending))
+	has.Add(has, posted(shortfall)) // credits less debits: less what it owes
 	if side == "floor" {
 		reach := new(big.Int).Sub(posted(owner), u128Int(owner.DebitsPending))
-		return reach.Sub(reach, new(big.Int).Sub(posted(helper), u128Int(helper.DebitsPending)))
+		return reach.Sub(reach, has)
 	}
 	reach := new(big.Int).Add(posted(owner), u128Int(owner.CreditsPending))
-	return reach.Add(reach, new(big.Int).Sub(posted(helper), u128Int(helper.DebitsPending)))
+	return reach.Add(reach, has)
 }
+
+// NetID is the id of the netting a migration sends after its move of a
+// floor or room (MoveID).
+func NetID(move ids.ID) ids.ID { return ids.Sum("bound-net", move.Hex()) }
 
 // MoveID is the id of the move of a floor or room by a migration to the
 // book's version: one per version and floor or room. Calls never change
@@ -425,10 +465,10 @@ func MoveID(book string, version int, helper ids.ID) ids.ID {
 var unboundedInt = u128Int(Unbounded)
 
 // move is the transfer that puts a floor or room on the book's bound,
-// when it is not there.
-func (m *migration) move(tenant string, k int, owner, h Account, s migrateSide) (queued, bool) {
+// when it is not there, with its netting.
+func (m *migration) move(tenant string, k int, owner, h, short Account, s migrateSide) (queued, bool) {
 	a := &m.d.Accounts[k]
-	held := Held(s.name, owner, h)
+	held := Held(s.name, owner, h, short)
 	want := s.bound
 	if want == nil {
 		want = unboundedInt
@@ -449,37 +489,33 @@ func (m *migration) move(tenant string, k int, owner, h Account, s migrateSide) 
 		in.Neg(in)
 	}
 	sink := ids.Sink(m.d.Book, tenant, m.d.Units[a.Unit].Name)
+	shortID := ids.Shortfall(h.ID)
 	t := Transfer{ID: MoveID(m.d.Book, m.o.Version, h.ID),
 		DebitAccountID: sink, CreditAccountID: h.ID, Ledger: m.f.ledgers[a.Unit], Code: m.f.sinkCodes[a.Unit]}
 	if in.Sign() < 0 {
+		// Narrowed: the shortfall owes the difference, and the netting
+		// pays it from what the floor or room has.
 		in.Neg(in)
-		t.DebitAccountID, t.CreditAccountID = h.ID, sink
+		t.DebitAccountID, t.CreditAccountID = shortID, sink
 	}
 	t.Amount, _ = U128Of(in)
-	events := []Transfer{t}
-	if t.DebitAccountID == h.ID {
-		var probe ids.ID
-		if _, err := rand.Read(probe[:]); err != nil {
-			panic(err) // crypto/rand does not fail on the systems Go runs on
-		}
-		probe = valid(probe)
-		events = []Transfer{
-			{ID: probe, DebitAccountID: h.ID, CreditAccountID: sink, Amount: t.Amount, Ledger: t.Ledger, Code: t.Code,
-				Flags: TransferPending | TransferLinked},
-			{ID: valid(ids.Sum("bound-probe-void", probe.Hex())), PendingID: probe, Flags: TransferVoidPending | TransferLinked},
-			t,
-		}
-	}
+	first := t
+	first.Flags |= TransferLinked
+	net := Transfer{ID: NetID(t.ID), DebitAccountID: h.ID, CreditAccountID: shortID, Amount: Unbounded,
+		Ledger: t.Ledger, Code: t.Code, Flags: TransferBalancing}
 	reach := posted(owner)
 	if s.name == "floor" {
 		reach.Sub(reach, u128Int(owner.DebitsPending))
 	} else {
 		reach.Add(reach, u128Int(owner.CreditsPending))
 	}
-	return queued{t: t, events: events, tenant: tenant, kind: k, account: owner.ID, side: s.name, reach: reach}, true
+	outside := s.bound != nil && (s.name == "floor" && reach.Cmp(want) < 0 || s.name == "room" && reach.Cmp(want) > 0)
+	return queued{t: t, events: []Transfer{first, net}, tenant: tenant, kind: k, account: owner.ID, helper: h.ID,
+		side: s.name, reach: reach, outside: outside}, true
 }
 
-// leave reports an account whose floor or room stays where it is.
+// leave reports an account whose floor or room stays where it is
+// (heldBefore), or one moved that stands outside its new bound.
 func (m *migration) leave(q queued, heldBefore bool) {
 	a := &m.d.Accounts[q.kind]
 	o := Left{Tenant: q.tenant, Kind: a.Name, Account: q.account, Side: q.side, Reach: q.reach.String(), HeldBefore: heldBefore}
@@ -488,7 +524,11 @@ func (m *migration) leave(q queued, heldBefore bool) {
 	} else {
 		o.Bound = a.Upper.Value
 	}
-	m.report.Left = append(m.report.Left, o)
+	if heldBefore {
+		m.report.Left = append(m.report.Left, o)
+	} else {
+		m.report.Outside = append(m.report.Outside, o)
+	}
 }
 
 // flush sends the queued moves in requests of at most MaxEvents events,
@@ -519,14 +559,13 @@ func (m *migration) flush(ctx context.Context) error {
 			first, s := st[at], st[at+len(q.events)-1]
 			at += len(q.events)
 			switch {
-			case s == Created:
+			case first == Created && s == Created:
 				m.report.Changed++
-			case s == Exists || s.ExistsWithDifferent():
+				if q.outside {
+					m.leave(q, false)
+				}
+			case first == Exists || first.ExistsWithDifferent():
 				m.resent = append(m.resent, q)
-			case len(q.events) > 1 && first == ExceedsCredits:
-				// The floor or room cannot give that much: the account
-				// stands outside the narrowed bound, holds counted.
-				m.leave(q, false)
 			default:
 				return fmt.Errorf("chobotb: moving the %s of %s: TigerBeetle answered %s, then %s", q.side, q.account.Hex(), first, s)
 			}
@@ -545,11 +584,8 @@ func (m *migration) flush(ctx context.Context) error {
 // version number moves it again.
 func (m *migration) verify(ctx context.Context) error {
 	for _, q := range m.resent {
-		h := q.t.CreditAccountID
-		if q.t.DebitAccountID != ids.Sink(m.d.Book, q.tenant, m.d.Units[m.d.Accounts[q.kind].Unit].Name) {
-			h = q.t.DebitAccountID
-		}
-		now, err := m.lookup(ctx, []ids.ID{q.account, h})
+		h := q.helper
+		now, err := m.lookup(ctx, []ids.ID{q.account, h, ids.Shortfall(h)})
 		if err != nil {
 			return err
 		}
@@ -557,7 +593,7 @@ func (m *migration) verify(ctx context.Context) error {
 			if s.name != q.side {
 				continue
 			}
-			if _, again := m.move(q.tenant, q.kind, now[q.account], now[h], s); again {
+			if _, again := m.move(q.tenant, q.kind, now[q.account], now[h], now[ids.Shortfall(h)], s); again {
 				return fmt.Errorf("chobotb: the %s of %s was moved under version %d before and does not hold the book's bound: give the book a new version number and migrate again", q.side, q.account.Hex(), m.o.Version)
 			}
 			m.report.Changed++

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
@@ -146,10 +147,12 @@ func roomsOf(t *testing.T, m *tbmodel.Model, d *chobotb.Def) [2]int64 {
 	return sum
 }
 
-// TestMigrateLeavesOutsideAccounts narrows a bound below an account's
-// balance: that account keeps its old bound and is reported, the others
-// move; once it is back inside, a run of the same version moves it.
-func TestMigrateLeavesOutsideAccounts(t *testing.T) {
+// TestMigrateOutsideAccounts narrows a bound below an account's
+// balance: the migration moves it all the same, its floor or room to
+// zero and its shortfall owing the rest, and reports it as outside; the
+// account answers by the new bound, from outside: further out refused,
+// back done, the bound held once inside.
+func TestMigrateOutsideAccounts(t *testing.T) {
 	m := tbmodel.New()
 	old := chobotb.NewBook(m, testDef(), "")
 	doCall(t, old, aSupplier, aCapped, "s1", "x", "high", 9)
@@ -158,29 +161,59 @@ func TestMigrateLeavesOutsideAccounts(t *testing.T) {
 	d2 := testDef()
 	d2.Accounts[aCapped].Upper.Value = 5
 	d2.Accounts[aCredit].Lower.Value = -2
-	r := migrated(t, m, d2, 2, chobotb.ErrLeft)
-	if len(r.Left) != 2 || r.Left[0].Side == r.Left[1].Side || r.Left[0].HeldBefore || r.Left[1].HeldBefore {
-		t.Fatalf("%+v", r.Left)
-	}
-	b := chobotb.NewBook(m, d2, "")
-	// high keeps 10: 9 + 1 is done, as before the migration.
-	if got := doCall(t, b, aSupplier, aCapped, "h1", "x", "high", 1); got != "done" {
-		t.Fatal(got)
-	}
-	if got := doCall(t, b, aSupplier, aCapped, "l1", "x", "low", 4); got != ref("full") {
-		t.Fatalf("low: %s, want refused(full) under 5", got)
-	}
-	// Back inside, then a run of the same version moves it.
-	doCall(t, b, aCapped, aCust, "h2", "high", "c", 6)
-	doCall(t, b, aCust, aCredit, "d1", "c", "deep", 3)
-	if r := migrated(t, m, d2, 2, nil); r.Changed != 2 {
+	r := migrated(t, m, d2, 2, nil)
+	if len(r.Left) != 0 || len(r.Outside) != 2 || r.Outside[0].Side == r.Outside[1].Side || r.Changed != 3 {
 		t.Fatalf("%+v", r)
 	}
-	if got := doCall(t, b, aSupplier, aCapped, "h3", "x", "high", 2); got != ref("full") {
-		t.Fatalf("high at 4: %s, want refused(full) under 5", got)
+	for _, o := range r.Outside {
+		if o.Side == "room" && (o.Reach != "9" || o.Bound != 5) || o.Side == "floor" && (o.Reach != "-4" || o.Bound != -2) {
+			t.Fatalf("%+v", o)
+		}
 	}
-	if got := doCall(t, b, aCredit, aCust, "d2", "deep", "c", 2); got != ref("over_limit") {
-		t.Fatalf("deep at -1: %s, want refused(over_limit) under -2", got)
+	// The room of high is empty and its shortfall owes 4, the floor of
+	// deep is empty and its shortfall owes 2.
+	for _, h := range []struct {
+		helper ids.ID
+		owes   uint64
+	}{
+		{ids.Room(ids.Account("testbook", "", "capped", "high")), 4},
+		{ids.Floor(ids.Account("testbook", "", "credit", "deep")), 2},
+	} {
+		a, _ := m.Account(h.helper)
+		s, _ := m.Account(ids.Shortfall(h.helper))
+		if a.CreditsPosted != a.DebitsPosted || s.DebitsPosted.Lo-s.CreditsPosted.Lo != h.owes {
+			t.Fatalf("%s: %+v, shortfall %+v", h.helper.Hex(), a, s)
+		}
+	}
+	b := chobotb.NewBook(m, d2, "")
+	steps := []struct {
+		from, to int
+		a, c     string
+		n        int64
+		want     string
+	}{
+		{aSupplier, aCapped, "x", "high", 1, ref("full")}, // 9, further out
+		{aSupplier, aCapped, "x", "low", 4, ref("full")},  // 2, inside: 6 is past 5
+		{aSupplier, aCapped, "x", "low", 3, "done"},
+		{aCapped, aCust, "high", "c", 2, "done"},          // back to 7, outside still
+		{aSupplier, aCapped, "x", "high", 1, ref("full")}, // 7, further out
+		{aCapped, aCust, "high", "c", 3, "done"},          // 4, inside
+		{aSupplier, aCapped, "x", "high", 2, ref("full")}, // 6 is past 5
+		{aSupplier, aCapped, "x", "high", 1, "done"},
+		{aCredit, aCust, "deep", "c", 1, ref("over_limit")}, // -4, further out
+		{aCust, aCredit, "c", "deep", 1, "done"},            // back to -3
+		{aCredit, aCust, "deep", "c", 1, ref("over_limit")},
+		{aCust, aCredit, "c", "deep", 3, "done"},            // 0
+		{aCredit, aCust, "deep", "c", 3, ref("over_limit")}, // -3 is past -2
+		{aCredit, aCust, "deep", "c", 2, "done"},
+	}
+	for i, s := range steps {
+		if got := doCall(t, b, s.from, s.to, "o"+itoa(i), s.a, s.c, s.n); got != s.want {
+			t.Fatalf("step %d: %s, want %s", i, got, s.want)
+		}
+	}
+	if r := migrated(t, m, d2, 2, nil); r.Changed != 0 || len(r.Outside) != 0 {
+		t.Fatalf("a run once inside: %+v", r)
 	}
 }
 
@@ -253,15 +286,15 @@ func TestMigrateWaitsForHoldsMadeBefore(t *testing.T) {
 	if r, err := old.Void(ctx, kindOf("hold", aSupplier, aCust), chobotb.Values{"h1"}); err != nil || r.Outcome != chobo.Done {
 		t.Fatal(r, err)
 	}
-	// 15 now: outside 6, so left again, as outside.
-	r = migrated(t, m, d2, 2, chobotb.ErrLeft)
-	if len(r.Left) != 1 || r.Left[0].HeldBefore || r.Left[0].Reach != "15" {
-		t.Fatalf("%+v", r.Left)
-	}
-	doCall(t, b, aCust, aSupplier, "back", "c", "x", 10)
-	if r := migrated(t, m, d2, 2, nil); r.Changed != 1 {
+	// 15 now: outside 6, moved with the shortfall.
+	r = migrated(t, m, d2, 2, nil)
+	if len(r.Left) != 0 || len(r.Outside) != 1 || r.Outside[0].Reach != "15" || r.Changed != 1 {
 		t.Fatalf("%+v", r)
 	}
+	if got := doCall(t, b, aSupplier, aCust, "s3b", "x", "c", 1); got != ref("cust_full") {
+		t.Fatalf("at 15 of at most 6, 1 more: %s", got)
+	}
+	doCall(t, b, aCust, aSupplier, "back", "c", "x", 10)
 	if got := doCall(t, b, aSupplier, aCust, "s4", "x", "c", 2); got != ref("cust_full") {
 		t.Fatalf("at 5 of at most 6, 2 more: %s", got)
 	}

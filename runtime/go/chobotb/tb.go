@@ -90,6 +90,10 @@ const (
 	TransferPending     uint16 = 1 << 1
 	TransferPostPending uint16 = 1 << 2
 	TransferVoidPending uint16 = 1 << 3
+	// TransferBalancing is balancing_debit and balancing_credit: the
+	// transfer moves at most what its debit account has and its credit
+	// account lacks (the netting of a shortfall).
+	TransferBalancing uint16 = 1<<4 | 1<<5
 )
 
 // Account is TigerBeetle's account record. The balances are filled by a

@@ -244,11 +244,12 @@ class _Cases:
             self.assertEqual(sent[2].transfers, tuple(e.transfer for e in p.chain))
             self.assertEqual(b.call(FUND, "do", ["f2", "alice", 5]), DONE)
             self.assertEqual(self.ops(), ["create_transfers"], "only the chain: everything else is made")
-            # Bob's cell and its room and floor are new; the bank and the sink are not.
+            # Bob's cell, its room, the room's shortfall and its floor are new;
+            # the bank and the sink are not.
             self.assertEqual(b.call(FUND, "do", ["f3", "bob", 5]), DONE)
             sent = list(self.requests)
             self.assertEqual(self.ops(), ["create_accounts", "create_transfers", "create_transfers"])
-            self.assertEqual(len(sent[0].accounts), 3)
+            self.assertEqual(len(sent[0].accounts), 4)
             self.assertEqual(len(sent[1].transfers), 2)
             # Another book remembers nothing of this one's.
             self.assertEqual(self.book(CELLS).call(FUND, "do", ["f4", "alice", 5]), DONE)
@@ -327,10 +328,12 @@ class _Cases:
             b = self.book(CELLS)
             b.call(FUND, "do", ["f0", "alice", 1])
             self.ops()
-            # fund's chain: the move, the room_take, the floor_give.
-            self.s.transfer_statuses.append(exactly("linked_event_failed", "exceeds_credits", "linked_event_failed"))
+            # fund's chain: the move, the room_net, the room_take, the floor_give.
+            self.s.transfer_statuses.append(
+                exactly("linked_event_failed", "linked_event_failed", "exceeds_credits", "linked_event_failed"))
             self.assertEqual(b.call(FUND, "do", ["f1", "alice", 2000]), refused("full"))
-            self.s.transfer_statuses.append(exactly("exists", "linked_event_failed", "linked_event_failed"))
+            self.s.transfer_statuses.append(
+                exactly("exists", "linked_event_failed", "linked_event_failed", "linked_event_failed"))
             self.assertEqual(b.call(FUND, "do", ["f0", "alice", 1]), DONE_BEFORE)
             self.s.transfer_statuses.append(exactly("created", "created"))
             self.fails(lambda: b.call(FUND, "do", ["f2", "alice", 1]), "CHOBO_UNEXPECTED")

@@ -58,6 +58,11 @@ export function roomId(account: bigint): bigint {
   return sum("room", hex(account));
 }
 
+/** shortfallId names the account that records what a floor or room owes. */
+export function shortfallId(helper: bigint): bigint {
+  return sum("shortfall", hex(helper));
+}
+
 export function sinkId(book: string, tenant: string, unit: string): bigint {
   return sum("sink", book, tenant, unit);
 }

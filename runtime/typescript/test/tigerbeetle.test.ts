@@ -70,14 +70,19 @@ const def: Def = {
 
 test("only a chain that two bounds may refuse has a key guard", () => {
   // Into debt (a floor to give back, nothing to refuse), then into stock (its room may refuse).
-  assert.deepEqual(plan(def, "", 2, "do", ["r", 1n]).chain.map((e) => e.role), ["move", "floor_give", "move", "room_take"]);
+  assert.deepEqual(plan(def, "", 2, "do", ["r", 1n]).chain.map((e) => e.role), ["move", "floor_give", "move", "room_net", "room_take"]);
   assert.equal(plan(def, "", 0, "hold", ["A", 1n]).chain.at(-1)!.role, "key_guard");
 });
 
 test("a hold lays out probes, floors and rooms in move order, linked", () => {
   const p = plan(def, "", 0, "hold", ["A", 5n]);
-  assert.deepEqual(p.chain.map((e) => `${e.role}/${e.move}`), ["move/1", "lower_probe/1", "lower_probe_void/1", "room_give/1", "move/2", "floor_take/2", "key_guard/0"]);
-  assert.deepEqual(p.chain.map((e) => e.reason), ["low", "low", "", "", "", "limit", ""]);
+  assert.deepEqual(p.chain.map((e) => `${e.role}/${e.move}`), ["move/1", "lower_probe/1", "lower_probe_void/1", "room_give/1", "move/2", "floor_net/2", "floor_take/2", "key_guard/0"]);
+  assert.deepEqual(p.chain.map((e) => e.reason), ["low", "low", "", "", "", "", "limit", ""]);
+  // The netting: posted though the rest is held, from the floor to its
+  // shortfall, as much as they allow, under the sink's code, with an id
+  // after every position of the layout.
+  const net = p.chain[5]!.transfer;
+  assert.deepEqual([net.debit_account_id, net.flags & ~1, net.amount, net.timeout, net.code], [p.chain[6]!.transfer.debit_account_id, 48, UNBOUNDED, 0, p.openings[1]!.code]);
   const linked = p.chain.slice(0, -1);
   assert.ok(linked.slice(0, -1).every((e) => (e.transfer.flags & 1) === 1) && (linked.at(-1)!.transfer.flags & 1) === 0);
   // The key guard: outside the chain, the first event's id, a void of a transfer chobo never makes.
@@ -90,7 +95,8 @@ test("a hold lays out probes, floors and rooms in move order, linked", () => {
   assert.equal(p.chain[0]!.transfer.timeout, 60);
   assert.equal(p.chain[1]!.transfer.timeout, 0, "a probe never expires on its own");
   assert.equal(p.chain[2]!.transfer.pending_id, p.chain[1]!.transfer.id);
-  assert.equal(p.accounts.length, 6, "stock, out, sink, room(stock), debt, floor(debt)");
+  assert.equal(p.accounts.length, 7, "stock, out, sink, room(stock), debt, floor(debt), shortfall(floor(debt))");
+  assert.equal(p.accounts[6]!.flags, 4, "a shortfall's credits must not exceed its debits");
   assert.deepEqual(p.openings.map((o) => o.amount), [100n, 50n]);
   assert.equal(new Set(p.chain.map((e) => e.transfer.id)).size, p.chain.length - 1);
   assert.deepEqual(plan(def, "", 0, "hold", ["A", 5n]), p, "the same call, the same bytes");
@@ -105,7 +111,7 @@ test("post and void end the hold's pending events; the lookups are its moves", (
   const ids = lookups(def, "", 0, ["A"]);
   assert.deepEqual(ids, [hold[0]!.transfer.id, hold[4]!.transfer.id]);
   const post = finish(def, "", 0, "post", ["A"], [3n, 1n]);
-  assert.deepEqual(post.map((e) => e.transfer.pending_id), [hold[0], hold[3], hold[4], hold[5]].map((e) => e!.transfer.id));
+  assert.deepEqual(post.map((e) => e.transfer.pending_id), [hold[0], hold[3], hold[4], hold[6]].map((e) => e!.transfer.id));
   assert.deepEqual(post.map((e) => e.transfer.amount), [3n, 3n, 1n, 1n]);
   assert.ok(post.every((e) => (e.transfer.flags & 4) === 4));
   const v = finish(def, "", 0, "void", ["A"], []);
@@ -188,7 +194,7 @@ test("a book makes each account and opening once, then sends the chain", async (
   const book = new TigerBeetleBook(client, def);
   assert.deepEqual(await book.call(0, "hold", ["A", 5n]), { result: "done" });
   assert.deepEqual(await book.call(0, "hold", ["A", 5n]), { result: "done" });
-  assert.deepEqual(sent, ["accounts 6", "transfers 2", "transfers 7", "transfers 7"]);
+  assert.deepEqual(sent, ["accounts 7", "transfers 2", "transfers 8", "transfers 8"]);
   sent.length = 0;
   assert.deepEqual(await book.post(0, ["A"], [2n]), { result: "done" });
   assert.deepEqual(sent, ["lookup transfers 2", "transfers 4"]);

@@ -847,8 +847,7 @@ func TestContextDoneAndNotModelled(t *testing.T) {
 	if _, ok := m.Transfer(id("c1")); ok {
 		t.Fatal("applied with a done context")
 	}
-	bal := mv("c2", "supplier", "cust", 1)
-	bal.Flags |= 1 << 4 // balancing_debit
+	bal := chobotb.Transfer{ID: id("c2"), PendingID: id("c1"), Flags: chobotb.TransferVoidPending | 1<<4} // balancing_debit
 	if _, err := m.CreateTransfers(context.Background(), one(bal)); !errors.Is(err, ErrNotModelled) {
 		t.Fatalf("err = %v", err)
 	}

@@ -70,7 +70,8 @@ func (m *Model) createTransfer(t chobotb.Transfer, ts uint64) chobotb.Status {
 		return TransferMustHaveTheSameLedgerAsAccounts
 	}
 
-	amount := t.Amount
+	amount := balanced(t, dr, cr)
+	t.Amount = amount
 	isPending := t.Flags&chobotb.TransferPending != 0
 	if isPending {
 		if _, o := amount.Add(dr.DebitsPending); o {
@@ -122,6 +123,40 @@ func (m *Model) createTransfer(t chobotb.Transfer, ts uint64) chobotb.Status {
 	return chobotb.Created
 }
 
+// balanced is the amount a transfer moves: its own, or, with a balancing
+// flag, at most what the debit account has (balancing_debit: its posted
+// credits less its posted and pending debits) and at most what the credit
+// account lacks (balancing_credit: its posted debits less its posted and
+// pending credits), 0 when there is nothing. The account's own flags play
+// no part, and the transfer is recorded with the amount it moved.
+func balanced(t chobotb.Transfer, dr, cr chobotb.Account) chobotb.U128 {
+	amount := t.Amount
+	if t.Flags&transferBalancingDebit != 0 {
+		amount = least(amount, headroom(dr.CreditsPosted, dr.DebitsPosted, dr.DebitsPending))
+	}
+	if t.Flags&transferBalancingCredit != 0 {
+		amount = least(amount, headroom(cr.DebitsPosted, cr.CreditsPosted, cr.CreditsPending))
+	}
+	return amount
+}
+
+// headroom is have less a and b, 0 when they are more.
+func headroom(have, a, b chobotb.U128) chobotb.U128 {
+	sum, o := a.Add(b)
+	if o || sum.Cmp(have) >= 0 {
+		return chobotb.U128{}
+	}
+	d, _ := have.Sub(sum)
+	return d
+}
+
+func least(a, b chobotb.U128) chobotb.U128 {
+	if a.Cmp(b) <= 0 {
+		return a
+	}
+	return b
+}
+
 func overflows(a, b chobotb.U128) bool {
 	_, o := a.Add(b)
 	return o
@@ -146,7 +181,11 @@ func (m *Model) createTransferExists(t, e chobotb.Transfer) chobotb.Status {
 		return chobotb.ExistsWithDifferentDebitAccount
 	case t.CreditAccountID != e.CreditAccountID:
 		return chobotb.ExistsWithDifferentCreditAccount
-	case t.Amount != e.Amount:
+	case t.Flags&(transferBalancingDebit|transferBalancingCredit) != 0 && t.Amount.Cmp(e.Amount) < 0:
+		// A balancing transfer is recorded with the amount it moved: sent
+		// again with that amount or more, it is the same.
+		return chobotb.ExistsWithDifferentAmount
+	case t.Flags&(transferBalancingDebit|transferBalancingCredit) == 0 && t.Amount != e.Amount:
 		return chobotb.ExistsWithDifferentAmount
 	case t.UserData128 != e.UserData128:
 		return chobotb.ExistsWithDifferentUserData128

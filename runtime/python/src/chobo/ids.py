@@ -62,6 +62,11 @@ def room_id(account: int) -> int:
     return sum_id("room", hex_id(account))
 
 
+def shortfall_id(helper: int) -> int:
+    """The account that records what a floor or room owes."""
+    return sum_id("shortfall", hex_id(helper))
+
+
 def sink_id(book: str, tenant: str, unit: str) -> int:
     return sum_id("sink", book, tenant, unit)
 

@@ -1145,6 +1145,11 @@ def room_id(account: int) -> int:
     return sum_id("room", hex_id(account))
 
 
+def shortfall_id(helper: int) -> int:
+    """The account that records what a floor or room owes."""
+    return sum_id("shortfall", hex_id(helper))
+
+
 def sink_id(book: str, tenant: str, unit: str) -> int:
     return sum_id("sink", book, tenant, unit)
 
@@ -1242,6 +1247,9 @@ TRANSFER_LINKED = 1 << 0
 TRANSFER_PENDING = 1 << 1
 TRANSFER_POST_PENDING = 1 << 2
 TRANSFER_VOID_PENDING = 1 << 3
+# balancing_debit and balancing_credit: a netting moves what the floor or
+# room has and its shortfall owes, at most.
+TRANSFER_BALANCING = 1 << 4 | 1 << 5
 
 AMOUNT_MAX_128 = (1 << 128) - 1
 """The whole of a pending transfer, as an amount to post."""
@@ -1420,8 +1428,10 @@ Role: TypeAlias = Literal[
     "move",
     "lower_probe",
     "lower_probe_void",
+    "floor_net",
     "floor_take",
     "room_give",
+    "room_net",
     "room_take",
     "floor_give",
     "post",
@@ -1676,6 +1686,10 @@ class _Planner:
         self.tag = 0
         # That of the account the current move takes from: every event of a move is on it.
         self.ledger = 0
+        # The layout position of the next event, and that of the next
+        # netting, counted on from the end of the layout.
+        self.pos = 0
+        self.net = len(_layout(d, t))
 
     def _account_id(self, s: Side) -> int:
         if not s.args:
@@ -1743,13 +1757,33 @@ class _Planner:
 
     def add(self, role: Role, move: int, debit: int, credit: int, amount: int, flags: int, timeout: int,
             pending_id: int, reason: str) -> None:
-        """Appends an event to the chain; its id is its place in the chain."""
-        tid = transfer_id(self.d.book, self.tenant, self.t.name, self.op, self.key, len(self.p.chain))
+        """Appends an event to the chain; its id is its place in the layout."""
+        tid = transfer_id(self.d.book, self.tenant, self.t.name, self.op, self.key, self.pos)
+        self.pos += 1
         self.p.chain.append(ChainEvent(
             Transfer(tid, debit_account_id=debit, credit_account_id=credit, amount=amount, pending_id=pending_id,
                      user_data_128=self.user, user_data_64=self.tag, timeout=timeout, ledger=self.ledger,
                      code=self.code, flags=flags),
             role, move, reason,
+        ))
+
+    def netting(self, role: Role, n: int, owner: _End, hid: int) -> None:
+        """Pays what the floor or room hid has towards its shortfall, before a
+        take from it: a posted transfer with both balancing flags, under the
+        sink's code, that moves as much as the one has and the other owes. Its
+        id comes after every position of the layout, so the other events keep
+        the ids they had before chains netted."""
+        unit = owner.a.unit
+        short = shortfall_id(hid)
+        self.account(Account(short, user_data_128=hid, ledger=self.fixed.ledgers[unit],
+                             code=self.fixed.account_codes[owner.kind], flags=ACCOUNT_CREDITS_MUST_NOT_EXCEED_DEBITS))
+        tid = transfer_id(self.d.book, self.tenant, self.t.name, self.op, self.key, self.net)
+        self.net += 1
+        self.p.chain.append(ChainEvent(
+            Transfer(tid, debit_account_id=hid, credit_account_id=short, amount=UNBOUNDED, user_data_128=self.user,
+                     user_data_64=self.tag, ledger=self.fixed.ledgers[unit], code=self.fixed.sink_codes[unit],
+                     flags=TRANSFER_BALANCING),
+            role, n, "",
         ))
 
     def move(self, n: int, m: Move, src: _End, dst: _End) -> None:
@@ -1797,12 +1831,14 @@ class _Planner:
         lower = src.a.lower
         if lower is not None and lower.value < 0:
             f = self.opened(src, floor_id(src.id), -lower.value)
+            self.netting("floor_net", n, src, f)
             self.add("floor_take", n, f, self.sink(src.a.unit), amount, self.flags, self.timeout, 0, lower.reason)
         if src.a.upper is not None:
             r = self.opened(src, room_id(src.id), src.a.upper.value)
             self.add("room_give", n, self.sink(src.a.unit), r, amount, self.flags, self.timeout, 0, "")
         if dst.a.upper is not None:
             r = self.opened(dst, room_id(dst.id), dst.a.upper.value)
+            self.netting("room_net", n, dst, r)
             self.add("room_take", n, r, self.sink(dst.a.unit), amount, self.flags, self.timeout, 0,
                      dst.a.upper.reason)
         if dst.a.lower is not None and dst.a.lower.value < 0:

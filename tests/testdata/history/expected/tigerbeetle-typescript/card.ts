@@ -881,6 +881,11 @@ export function roomId(account: bigint): bigint {
   return sum("room", hex(account));
 }
 
+/** shortfallId names the account that records what a floor or room owes. */
+export function shortfallId(helper: bigint): bigint {
+  return sum("shortfall", hex(helper));
+}
+
 export function sinkId(book: string, tenant: string, unit: string): bigint {
   return sum("sink", book, tenant, unit);
 }
@@ -1037,10 +1042,13 @@ export const FILTER_REVERSED = 1 << 2;
 
 // Flags, with TigerBeetle's bit values.
 export const ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS = 1 << 1;
+export const ACCOUNT_CREDITS_MUST_NOT_EXCEED_DEBITS = 1 << 2;
 export const TRANSFER_LINKED = 1 << 0;
 export const TRANSFER_PENDING = 1 << 1;
 export const TRANSFER_POST_PENDING = 1 << 2;
 export const TRANSFER_VOID_PENDING = 1 << 3;
+/** balancing_debit and balancing_credit: a netting moves what the floor or room has and its shortfall owes, at most. */
+export const TRANSFER_BALANCING = (1 << 4) | (1 << 5);
 
 /** The whole of a pending transfer, as an amount to post. */
 export const AMOUNT_MAX_128 = (1n << 128n) - 1n;
@@ -1172,8 +1180,10 @@ export type Role =
   | "move"
   | "lower_probe"
   | "lower_probe_void"
+  | "floor_net"
   | "floor_take"
   | "room_give"
+  | "room_net"
   | "room_take"
   | "floor_give"
   | "post"
@@ -1514,13 +1524,32 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
   const flags = pending ? TRANSFER_PENDING : 0;
   const tag = pending ? definitionTag(t.definition) : 0n;
   let moveLedger = 0;
+  // Every event's id is its layout position; the nettings are numbered on
+  // from the end of the layout, so the other events keep the ids they had
+  // before chains netted.
+  let pos = 0;
+  let netPos = layout(d, t).length;
   const add = (s: Slot, debit: bigint, credit: bigint, amount: bigint, fl: number, to: number, pendingId: bigint, reason: string) => {
     p.chain.push({
       role: s.role, move: s.move, reason,
       transfer: transfer({
-        id: transferId(d.book, tenant, t.name, op, key, p.chain.length), debit_account_id: debit,
+        id: transferId(d.book, tenant, t.name, op, key, pos++), debit_account_id: debit,
         credit_account_id: credit, amount, pending_id: pendingId, user_data_128: user, user_data_64: tag, timeout: to,
         ledger: moveLedger, code, flags: fl,
+      }),
+    });
+  };
+  // netting pays what a floor or room h has towards its shortfall, before
+  // a take from it: a posted transfer with both balancing flags, under the
+  // sink's code, that moves as much as the one has and the other owes.
+  const netting = (role: "floor_net" | "room_net", n: number, owner: Place, h: bigint) => {
+    const short = shortfallId(h);
+    addAccount(account(short, h, ledger(owner.a.unit), fixed.accountCodes[owner.kind]!, ACCOUNT_CREDITS_MUST_NOT_EXCEED_DEBITS));
+    p.chain.push({
+      role, move: n, reason: "",
+      transfer: transfer({
+        id: transferId(d.book, tenant, t.name, op, key, netPos++), debit_account_id: h, credit_account_id: short,
+        amount: UNBOUNDED, user_data_128: user, user_data_64: tag, ledger: ledger(owner.a.unit), code: sinkCode(owner.a.unit), flags: TRANSFER_BALANCING,
       }),
     });
   };
@@ -1547,6 +1576,7 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
     }
     if (lower !== null && lower.value < 0n) {
       const f = helper(from, floorId(from.id), -lower.value);
+      netting("floor_net", n, from, f);
       add({ role: "floor_take", move: n }, f, sink(from.a.unit), amount, flags, timeout, 0n, lower.reason);
     }
     if (from.a.upper !== null) {
@@ -1555,6 +1585,7 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
     }
     if (to.a.upper !== null) {
       const r = helper(to, roomId(to.id), to.a.upper.value);
+      netting("room_net", n, to, r);
       add({ role: "room_take", move: n }, r, sink(to.a.unit), amount, flags, timeout, 0n, to.a.upper.reason);
     }
     if (to.a.lower !== null && to.a.lower.value < 0n) {
