@@ -301,13 +301,14 @@ func versionClientOf(g target.Target, l loaded, v *conformance.Version, i int) (
 
 // clientDrivers is the driver p of l's client of target tg, on the
 // backend at, as a pair that deploys: a deploy step puts the version in
-// place with put, ends the driver in place and starts the one of the
-// version's client, which reads the backend through read(v).
+// place with put, ends the driver in place, and the one of the version's
+// client, started ahead, takes the calls; it reads the backend through
+// read(v).
 func clientDrivers(t *testing.T, tg string, l loaded, p *conformance.Process, at protocol.Request,
 	read func(v *conformance.Version) conformance.Reader, put func(ctx context.Context, v *conformance.Version) error) *conformance.Drivers {
 	t.Helper()
 	start := driversOf(t, tg)
-	return conformance.NewDrivers(p, l.Versions[l.Book], func(v *conformance.Version) (*conformance.Process, error) {
+	d := conformance.NewDrivers(p, l.Versions[l.Book], func(v *conformance.Version) (*conformance.Process, error) {
 		name := l.name
 		if v.Book != l.Book {
 			name = versionDriver(l.name, v)
@@ -318,6 +319,8 @@ func clientDrivers(t *testing.T, tg string, l loaded, p *conformance.Process, at
 		}
 		return startDriverErr(t, tg, cmd, v.Copy, filepath.Base(l.path), v.CopySrc, at, read(v), "")
 	}, put)
+	d.Later = laterVersions(l)
+	return d
 }
 
 // startClient runs the driver of l's client of target tg, opened on the

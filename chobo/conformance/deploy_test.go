@@ -298,4 +298,17 @@ func TestDriversDeployThroughANewDriver(t *testing.T) {
 	if err := d.Deploy(ctx, first); err != nil || d.Started() != 2 || outcome() != "done" {
 		t.Errorf("putting the first version back: %v, %d drivers started", err, d.Started())
 	}
+	// With the later versions named, putting the first in place starts
+	// theirs ahead, and their deploys start none.
+	d.Later = []*Version{v2}
+	if err := d.Deploy(ctx, first); err != nil || d.Started() != 3 || outcome() != "done" {
+		t.Errorf("the first version in place: %v, %d drivers started, want v2's started ahead", err, d.Started())
+	}
+	put = nil
+	if err := d.Deploy(ctx, v2); err != nil || d.Started() != 3 || !strings.HasPrefix(outcome(), "refused:") || len(put) != 1 {
+		t.Errorf("deploying v2 started ahead: %v, %d drivers started, put %v", err, d.Started(), put)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
 }

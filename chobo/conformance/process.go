@@ -570,22 +570,30 @@ func (p *Process) DeployRefusal(first *book.Book, versions []*book.Book) string 
 // Drivers is a client driven as a process, one driver at a time, that
 // deploys as an operator does: the new version is put in place on the
 // backend (Put), the driver of the version before it is ended, and one of
-// the new version's client, built beforehand, is started (Start); the
-// calls after the deploy go to it. Calls are not in flight across a
-// deploy: a run deploys between two steps.
+// the new version's client, built beforehand, takes the calls after the
+// deploy (Start). Calls are not in flight across a deploy: a run deploys
+// between two steps.
 type Drivers struct {
-	// Put puts v in place on the backend before its driver starts: on
-	// PostgreSQL its SQL is loaded (SQL.Deploy), on TigerBeetle the
-	// migration runs. nil: the driver is all there is to change.
+	// Put puts v in place on the backend before its driver takes the
+	// calls: on PostgreSQL its SQL is loaded (SQL.Deploy), on TigerBeetle
+	// the migration runs. nil: the driver is all there is to change.
 	Put func(ctx context.Context, v *Version) error
 	// Start starts the driver of v's client, opened on v's test copy.
 	Start func(v *Version) (*Process, error)
+	// Later are the other versions the scenarios deploy. When a run puts
+	// the first version in place, before its first step, a driver of each
+	// is started ahead, idle until its deploy: a driver takes a second or
+	// more to start on a busy machine, and the holds made before a deploy
+	// step, which takes no time in the scenario, last a few seconds
+	// (Lifetime).
+	Later []*Version
 
 	first   *Version
 	mu      sync.Mutex
 	cur     *Process
-	at      *Version   // the version cur drives
-	started []*Process // every driver, for Bulks
+	at      *Version              // the version cur drives
+	ready   map[*Version]*Process // started ahead
+	started []*Process            // every driver, for Bulks
 }
 
 // NewDrivers is Drivers whose driver of the first version, first, is p
@@ -609,34 +617,73 @@ func (d *Drivers) DeployRefusal(*book.Book, []*book.Book) string {
 	return ""
 }
 
-// Deploy implements Deployer. Deploying the version in place does
-// nothing: the scenarios that deploy begin by putting the first version
-// back, which is in place already for the first of them.
+// Deploy implements Deployer. The version in place is not put in place
+// again: the scenarios that deploy begin by putting the first version
+// back, which is in place already for the first of them. Putting the
+// first version in place starts the drivers of Later ahead.
 func (d *Drivers) Deploy(ctx context.Context, v *Version) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.at == v {
+	if d.at != v {
+		if d.Put != nil {
+			if err := d.Put(ctx, v); err != nil {
+				return err
+			}
+		}
+		if err := d.cur.Close(); err != nil {
+			return fmt.Errorf("ending the driver of the version before %s: %w", v.File, err)
+		}
+		p := d.ready[v]
+		delete(d.ready, v)
+		if p == nil {
+			var err error
+			if p, err = d.start(v); err != nil {
+				return err
+			}
+		}
+		d.cur, d.at = p, v
+	}
+	if v != d.first {
 		return nil
 	}
-	if d.Put != nil {
-		if err := d.Put(ctx, v); err != nil {
+	for _, later := range d.Later {
+		if d.ready[later] != nil || later == v {
+			continue
+		}
+		p, err := d.start(later)
+		if err != nil {
 			return err
 		}
+		if d.ready == nil {
+			d.ready = map[*Version]*Process{}
+		}
+		d.ready[later] = p
 	}
-	if err := d.cur.Close(); err != nil {
-		return fmt.Errorf("ending the driver of the version before %s: %w", v.File, err)
-	}
-	p, err := d.Start(v)
-	if err != nil {
-		return fmt.Errorf("starting the driver of %s: %w", v.File, err)
-	}
-	d.cur, d.at = p, v
-	d.started = append(d.started, p)
 	return nil
 }
 
-// Close ends the driver in place.
-func (d *Drivers) Close() error { return d.Current().Close() }
+func (d *Drivers) start(v *Version) (*Process, error) {
+	p, err := d.Start(v)
+	if err != nil {
+		return nil, fmt.Errorf("starting the driver of %s: %w", v.File, err)
+	}
+	d.started = append(d.started, p)
+	return p, nil
+}
+
+// Close ends the driver in place and those started ahead.
+func (d *Drivers) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	err := d.cur.Close()
+	for v, p := range d.ready {
+		if e := p.Close(); e != nil && err == nil {
+			err = e
+		}
+		delete(d.ready, v)
+	}
+	return err
+}
 
 // Client is the name the driver in place gave.
 func (d *Drivers) Client() string { return d.Current().Client() }

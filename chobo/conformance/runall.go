@@ -123,13 +123,32 @@ func RunAll(t Reporter, jobs []Job) Stats {
 	}
 	wg.Wait()
 	// A deploy puts a version in place for every tenant of the book: the
-	// scenarios that deploy run once the others have ended, one at a time.
+	// scenarios that deploy run once the others have ended, one at a time
+	// for each book, the books at once (each is a schema or a ledger of its
+	// own, which another book's deploys do not reach).
+	var books []*book.Book
+	byBook := map[*book.Book][]Job{}
 	for _, j := range deploying {
-		all.job(ctx, j)
-		if j.Done != nil {
-			j.Done()
+		if byBook[j.Book] == nil {
+			books = append(books, j.Book)
 		}
+		byBook[j.Book] = append(byBook[j.Book], j)
 	}
+	for _, b := range books {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			for _, j := range byBook[b] {
+				all.job(ctx, j)
+				if j.Done != nil {
+					j.Done()
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	return all.stats
 }
 
