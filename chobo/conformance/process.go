@@ -564,7 +564,7 @@ func (t *tail) String() string {
 // scenario that deploys versions: the process is built from one version
 // of the book. Drivers runs a driver of each version instead.
 func (p *Process) DeployRefusal(first *book.Book, versions []*book.Book) string {
-	return "its client runs as a process built for one version of the book; the pair was not given a driver of each version (conformance.Drivers)"
+	return "its client runs as a process built for one version of the book, and the pair was given no driver of the other versions"
 }
 
 // Drivers is a client driven as a process, one driver at a time, that
@@ -612,7 +612,7 @@ func (d *Drivers) Current() *Process {
 // DeployRefusal implements Deployer.
 func (d *Drivers) DeployRefusal(*book.Book, []*book.Book) string {
 	if d.Start == nil {
-		return "the pair was given no way to start the driver of another version (Drivers.Start)"
+		return "the pair was given no way to start the driver of another version"
 	}
 	return ""
 }
