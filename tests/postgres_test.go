@@ -421,7 +421,10 @@ func addStats(a, b conformance.Stats) conformance.Stats {
 // TestClientConformance runs every scenario of every case through each
 // client language's PostgreSQL client of it, on a real server as the
 // application's role. Each client is driven as a process, through the
-// driver protocol, as the Bazel rule drives it (see languages_test.go).
+// driver protocol, as the Bazel rule drives it (see languages_test.go). A
+// deploy step loads the new version's SQL and ends the driver, and the
+// driver of that version's client, built beside the case's, takes the
+// calls after it: every deploy step runs.
 func TestClientConformance(t *testing.T) {
 	for _, tg := range targetsOn("postgres") {
 		t.Run(tg, func(t *testing.T) {

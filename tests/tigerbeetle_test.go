@@ -73,7 +73,10 @@ type tbTarget struct {
 // runTigerBeetle runs every scenario of every book through the clients
 // of target tg on one TigerBeetle and says, per book, how many were equal
 // to the interpreter. A driver that writes down what its client sends is
-// held to what `chobo run --show tigerbeetle` prints.
+// held to what `chobo run --show tigerbeetle` prints. A deploy step
+// migrates TigerBeetle from this process and hands the calls to the
+// driver of the new version's client, where TigerBeetleDrivers does not
+// refuse it (a SKIP line says why).
 func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 	t.Helper()
 	_, lang := languageOf(t, tg)
