@@ -231,7 +231,7 @@ func TestTigerBeetleOnlyInEveryClient(t *testing.T) {
 				if err != nil || len(ds) > 0 || len(files) != 1 {
 					t.Fatalf("%s: %v %v", v.name, ds, err)
 				}
-				clients = append(clients, caseClient{v.name, files[0]})
+				clients = append(clients, caseClient{caseName: v.name, file: files[0]})
 			}
 			start, err := lang.build(g, t.TempDir(), clients)
 			if err != nil {

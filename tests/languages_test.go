@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -67,10 +68,14 @@ var clientLanguages = []clientLanguage{
 	{name: "python", setup: pySetup, build: buildPyDrivers, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres", "tigerbeetle"}},
 }
 
-// caseClient is the client of one case for one target.
+// caseClient is the client of one case for one target, or of a version
+// of its book that its scenarios deploy.
 type caseClient struct {
 	caseName string
 	file     gen.File
+	// of is the case whose book's later version this client is of; ""
+	// for a case's own client.
+	of string
 }
 
 // languageOf is the row of a client target's language.
@@ -172,13 +177,26 @@ func driversOf(t *testing.T, tg string) func(caseName string) *exec.Cmd {
 	builtDrivers.mu.Unlock()
 	b.once.Do(func() {
 		var clients []caseClient
-		for i, l := range clientCases(t, tg) {
+		cases := clientCases(t, tg)
+		for i, l := range cases {
 			f, err := clientOf(g, l, i)
 			if err != nil {
 				b.err = err
 				return
 			}
-			clients = append(clients, caseClient{l.name, f})
+			clients = append(clients, caseClient{caseName: l.name, file: f})
+		}
+		// The client of every version a case's scenarios deploy is built
+		// with the rest, once: a deploy step starts its driver.
+		for _, l := range withDeploys(t, cases) {
+			for _, v := range laterVersions(l) {
+				f, err := versionClientOf(g, l, v, len(clients))
+				if err != nil {
+					b.err = err
+					return
+				}
+				clients = append(clients, caseClient{caseName: versionDriver(l.name, v), file: f, of: l.name})
+			}
 		}
 		b.dir, b.err = os.MkdirTemp("", "chobo-"+tg+"-")
 		if b.err != nil {
@@ -251,6 +269,60 @@ func clientOf(g target.Target, l loaded, i int) (gen.File, error) {
 	return files[0], nil
 }
 
+// laterVersions are the versions of l's book its scenarios deploy, the
+// first left out, in the order of their version numbers.
+func laterVersions(l loaded) []*conformance.Version {
+	var out []*conformance.Version
+	for b, v := range l.Versions {
+		if b != l.Book {
+			out = append(out, v)
+		}
+	}
+	slices.SortFunc(out, func(a, b *conformance.Version) int { return a.Book.Version - b.Book.Version })
+	return out
+}
+
+// versionDriver names, among the drivers of a target, the one of the
+// client of a later version v of the book of the case caseName.
+func versionDriver(caseName string, v *conformance.Version) string {
+	return fmt.Sprintf("%s_v%d", caseName, v.Book.Version)
+}
+
+// versionClientOf is the client of target g of a version v of l's book,
+// the i-th client of the target, written from v's test copy (no case
+// expects it).
+func versionClientOf(g target.Target, l loaded, v *conformance.Version, i int) (gen.File, error) {
+	files, ds, err := g.Build(v.Copy, gen.NewSource(filepath.Base(l.path), v.CopySrc), gen.Options{Package: fmt.Sprintf("c%d", i)})
+	if err != nil || len(ds) > 0 || len(files) != 1 {
+		return gen.File{}, fmt.Errorf("%s: building the %s client of %s: %v %v", l.path, g.Name, v.File, ds, err)
+	}
+	return files[0], nil
+}
+
+// clientDrivers is the driver p of l's client of target tg, on the
+// backend at, as a pair that deploys: a deploy step puts the version in
+// place with put, ends the driver in place, and the one of the version's
+// client, started ahead, takes the calls; it reads the backend through
+// read(v).
+func clientDrivers(t *testing.T, tg string, l loaded, p *conformance.Process, at protocol.Request,
+	read func(v *conformance.Version) conformance.Reader, put func(ctx context.Context, v *conformance.Version) error) *conformance.Drivers {
+	t.Helper()
+	start := driversOf(t, tg)
+	d := conformance.NewDrivers(p, l.Versions[l.Book], func(v *conformance.Version) (*conformance.Process, error) {
+		name := l.name
+		if v.Book != l.Book {
+			name = versionDriver(l.name, v)
+		}
+		cmd := start(name)
+		if cmd == nil {
+			return nil, fmt.Errorf("no %s client of %s was built", tg, v.File)
+		}
+		return startDriverErr(t, tg, cmd, v.Copy, filepath.Base(l.path), v.CopySrc, at, read(v), "")
+	}, put)
+	d.Later = laterVersions(l)
+	return d
+}
+
 // startClient runs the driver of l's client of target tg, opened on the
 // test copy with what at says of where the backend is, reading the
 // backend through read. With record set, the driver writes down every
@@ -272,23 +344,35 @@ func startClient(t *testing.T, tg string, l loaded, at protocol.Request, read co
 // startClient says.
 func startDriver(t *testing.T, tg string, cmd *exec.Cmd, b *book.Book, name string, src []byte, at protocol.Request, read conformance.Reader, record string) *conformance.Process {
 	t.Helper()
+	p, err := startDriverErr(t, tg, cmd, b, name, src, at, read, record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// startDriverErr is startDriver, saying why the driver did not start
+// rather than ending the test: a deploy step starts one in the middle of
+// a run.
+func startDriverErr(t *testing.T, tg string, cmd *exec.Cmd, b *book.Book, name string, src []byte, at protocol.Request, read conformance.Reader, record string) (*conformance.Process, error) {
+	t.Helper()
 	_, lang := languageOf(t, tg)
 	bookPath := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(bookPath, src, 0o644); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
 	if record != "" {
 		if lang.record == "" {
-			t.Fatalf("the %s driver writes nothing down", lang.name)
+			return nil, fmt.Errorf("the %s driver writes nothing down", lang.name)
 		}
 		cmd.Env = append(cmd.Env, lang.record+"="+record)
 	}
 	p, err := conformance.StartDriver(cmd, b, tg, bookPath, at, read)
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	t.Cleanup(func() {
 		if err := p.Close(); err != nil {
@@ -298,7 +382,7 @@ func startDriver(t *testing.T, tg string, cmd *exec.Cmd, b *book.Book, name stri
 	if p.Client() != tg {
 		t.Errorf("%s: the driver says it drives %q, want %q", name, p.Client(), tg)
 	}
-	return p
+	return p, nil
 }
 
 // startPostgresClient runs the driver of l's client of tg on d, as the
@@ -414,6 +498,13 @@ func buildPyDrivers(tg target.Target, dir string, clients []caseClient) (func(st
 		rel := "clients/" + c.caseName + "/" + tg.Name + "/" + c.file.Path
 		files[rel] = c.file.Data
 		fileOf[c.caseName] = rel
+		if c.of != "" {
+			// A later version's driver drives its client as the case's
+			// own driver does, so that a scenario that deploys keeps to
+			// the sync or async book it began on.
+			modeOf[c.caseName], psycopg2[c.caseName] = modeOf[c.of], psycopg2[c.of]
+			continue
+		}
 		// A driver in alternate mode holds two clients of TigerBeetle,
 		// and a replica serves 64 at a time: with a driver per book
 		// running at once, the TigerBeetle ones take turns instead, every

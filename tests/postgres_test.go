@@ -17,6 +17,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/evolve"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
@@ -227,7 +228,7 @@ func jobsOf(books []loaded, pair string, bulk bool, backend func(loaded) conform
 // still reported by the Close its start registered with t.Cleanup, which
 // answers the same again.
 func endWithBook(jobs []conformance.Job, be conformance.Backend) {
-	p, ok := be.(*conformance.Process)
+	p, ok := be.(interface{ Close() error })
 	if !ok || len(jobs) == 0 {
 		return
 	}
@@ -242,9 +243,12 @@ func endWithBook(jobs []conformance.Job, be conformance.Backend) {
 	}
 }
 
+// bulkCounter is a driver, or the drivers of the versions of a book.
+type bulkCounter interface{ Bulks() conformance.BulkCount }
+
 // bulkCounts adds up what the drivers say of their bulk calls, and fails
 // t when no bulk carried more than one call: the bulk path went untried.
-func bulkCounts(t *testing.T, ps []*conformance.Process) conformance.BulkCount {
+func bulkCounts[P bulkCounter](t *testing.T, ps []P) conformance.BulkCount {
 	t.Helper()
 	var c conformance.BulkCount
 	for _, p := range ps {
@@ -268,6 +272,29 @@ type pgDeployment struct {
 	srv   *pgtest.Server
 	admin *pgxpool.Pool
 	app   *pgxpool.Pool
+}
+
+// load loads the SQL of another version of a book as docs/targets.md
+// deploys it: as the owner, in one transaction (SQL.Load).
+func (d pgDeployment) load(ctx context.Context, name, sql string) error {
+	return pgdeploy.Load(ctx, d.srv, d.admin, pgdeploy.Book{Name: name, SQL: sql})
+}
+
+// postgresDrivers is the driver p of l's client of tg on d as a pair that
+// deploys: a deploy step loads the new version's SQL, as the SQL pair
+// does, then the driver of that version's client takes the calls.
+func postgresDrivers(t *testing.T, tg string, d pgDeployment, l loaded, p *conformance.Process) *conformance.Drivers {
+	t.Helper()
+	sql, err := conformance.NewSQL(l.Copy, d.app, d.admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql.Load = d.load
+	return clientDrivers(t, tg, l, p, protocol.Request{DSN: d.srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
+		func(v *conformance.Version) conformance.Reader {
+			return conformance.PostgresReader{Pool: d.admin, Book: v.Copy}
+		},
+		sql.Deploy)
 }
 
 // startPostgres starts a cluster and deploys every book on it.
@@ -326,11 +353,7 @@ func TestPostgresConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// A deploy step loads the new version's SQL as docs/targets.md
-			// deploys it: as the owner, in one transaction.
-			be.Load = func(ctx context.Context, name, sql string) error {
-				return pgdeploy.Load(ctx, d.srv, d.admin, pgdeploy.Book{Name: name, SQL: sql})
-			}
+			be.Load = d.load
 			return be
 		})
 		checkEntries(t, d.admin, round)
@@ -398,20 +421,23 @@ func addStats(a, b conformance.Stats) conformance.Stats {
 // TestClientConformance runs every scenario of every case through each
 // client language's PostgreSQL client of it, on a real server as the
 // application's role. Each client is driven as a process, through the
-// driver protocol, as the Bazel rule drives it (see languages_test.go).
+// driver protocol, as the Bazel rule drives it (see languages_test.go). A
+// deploy step loads the new version's SQL and ends the driver, and the
+// driver of that version's client, built beside the case's, takes the
+// calls after it: every deploy step runs.
 func TestClientConformance(t *testing.T) {
 	for _, tg := range targetsOn("postgres") {
 		t.Run(tg, func(t *testing.T) {
 			_, lang := languageOf(t, tg)
 			books := withDeploys(t, clientCases(t, tg))
 			driversOf(t, tg) // skips here, before a server starts, when the language is not set up
-			var procs []*conformance.Process
+			var procs []*conformance.Drivers
 			var st conformance.Stats
 			// Books of one name whose SQL differs go to servers of their own.
 			for _, round := range schemaRounds(t, books) {
 				d := startPostgres(t, round)
 				jobs := jobsOf(round, tg, lang.bulkOn("postgres"), func(l loaded) conformance.Backend {
-					p := startPostgresClient(t, tg, d, l)
+					p := postgresDrivers(t, tg, d, l, startPostgresClient(t, tg, d, l))
 					procs = append(procs, p)
 					return p
 				})
@@ -420,14 +446,31 @@ func TestClientConformance(t *testing.T) {
 			}
 			skippedReads(tg, st)
 			skippedDeploys(tg, st)
+			// Every deploy step of the cases ran, through the driver of
+			// each version's client: none was skipped, silently or aloud.
+			runs := 1
+			if lang.bulkOn("postgres") {
+				runs = 2
+			}
+			if want := deploySteps(books) * runs; want == 0 || st.Deploys != want || st.DeploysSkipped > 0 {
+				t.Errorf("%d deploy steps run through the %s clients, %d scenarios with them skipped; the cases have %d, run %d times", st.Deploys, tg, st.DeploysSkipped, want/runs, runs)
+			}
+			started := 0
+			for _, p := range procs {
+				started += p.Started()
+			}
+			if started < st.Deploys {
+				t.Errorf("%d deploy steps run, but only %d drivers of another version started", st.Deploys, started)
+			}
 			if !lang.bulkOn("postgres") {
 				fmt.Printf("SKIP: the %s driver takes no bulk request\n", tg)
-				t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process (%d with together, %d run again)", st.Total, len(books), tg, st.Together, st.Again)
+				t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process (%d with together, %d run again); %d deploy steps run, %d drivers of another version started",
+					st.Total, len(books), tg, st.Together, st.Again, st.Deploys, started)
 				return
 			}
 			c := bulkCounts(t, procs)
-			t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process, half of them through the bulk call (%d with together, %d run again); %d bulk calls carried %d calls",
-				st.Total, len(books), tg, st.Together, st.Again, c.Bulks, c.Calls)
+			t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process, half of them through the bulk call (%d with together, %d run again); %d bulk calls carried %d calls; %d deploy steps run, %d drivers of another version started",
+				st.Total, len(books), tg, st.Together, st.Again, c.Bulks, c.Calls, st.Deploys, started)
 		})
 	}
 }

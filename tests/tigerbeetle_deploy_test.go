@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,12 @@ import (
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
+	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
@@ -150,4 +156,107 @@ func TestTigerBeetleModelDeploysInProcess(t *testing.T) {
 		t.Errorf("none of the %d bound-change families ran on the model", len(families))
 	}
 	t.Logf("%d bound-change families on the model, %d deploy steps run", fst.Total, fst.Deploys)
+}
+
+// TestTigerBeetleClientsDeploy puts the versions of the bound_change
+// case's book in place under each language's TigerBeetle client, as an
+// operator deploys one: the migration runs from this process against the
+// same TigerBeetle, then the driver of the new version's client takes the
+// calls. Every answer is the interpreter's, deployed alike: the room
+// widened and narrowed by the migration (the first version's client
+// would refuse at its old bound, or pass the new one), the reason renamed
+// by the new client (the old one would give the old reason). On the model
+// for a language whose driver reaches it, and on a real replica, one for
+// every language, each under tenants of its own.
+func TestTigerBeetleClientsDeploy(t *testing.T) {
+	l := withDeploys(t, []loaded{loadForBackends(t, caseByName(t, "bound_change"))})[0]
+	var replica string
+	var raw *tbwire.Client
+	if _, err := tbtest.Bin(); err == nil {
+		replica, raw = startProxy(t, realTigerBeetle(t))
+	}
+	for _, tg := range targetsOn("tigerbeetle") {
+		t.Run(tg, func(t *testing.T) {
+			_, lang := languageOf(t, tg)
+			driversOf(t, tg)
+			if lang.viaWire {
+				t.Run("model", func(t *testing.T) {
+					m := tbmodel.New()
+					m.FollowWallClock()
+					addr, stop, err := tbwire.Listen(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(stop)
+					clientsDeploy(t, tg, l, "wire:"+addr, &conformance.TigerBeetle{Raw: m, Book: l.Copy, Pulse: m.Pulse})
+				})
+			}
+			t.Run("replica", func(t *testing.T) {
+				realTigerBeetle(t)
+				clientsDeploy(t, tg, l, replica, &conformance.TigerBeetle{Raw: raw, Book: l.Copy, Replica: true})
+			})
+		})
+	}
+}
+
+// clientsDeploy makes the calls of TestTigerBeetleClientsDeploy through
+// tg's client of l's book on the TigerBeetle at address, which tb reads.
+func clientsDeploy(t *testing.T, tg string, l loaded, address string, tb *conformance.TigerBeetle) {
+	at := protocol.Request{TigerBeetle: address}
+	first := startClient(t, tg, l, at, tb, "")
+	d := clientDrivers(t, tg, l, first, at, func(*conformance.Version) conformance.Reader { return tb }, nil)
+	be := conformance.NewTigerBeetleDrivers(tb, d)
+	ctx := context.Background()
+	vs := laterVersions(l)
+	if len(vs) != 3 {
+		t.Fatalf("bound_change deploys %d versions, want 3", len(vs))
+	}
+	cur := l.Copy
+	refs := map[string]*interp.State{}
+	sell := func(tenant, order string, qty int64, want string) {
+		t.Helper()
+		tenant = tg + "-" + tenant
+		c := interp.Call{Transfer: cur.Transfer("sell"), Op: book.Do,
+			Strings: map[string]string{"order": order, "id": "s-1"}, Amounts: map[string]int64{"qty": qty}}
+		if refs[tenant] == nil {
+			refs[tenant] = interp.New(cur)
+		}
+		if ref := conformance.ShortResult(refs[tenant].Apply(c)); ref != want {
+			t.Fatalf("%s: the interpreter answers %s to %s %d, not %s", cur.File, ref, order, qty, want)
+		}
+		if got := conformance.ShortResult(be.Call(ctx, c, tenant)); got != want {
+			t.Errorf("%s, tenant %s: %s %d answered %s; the interpreter %s", cur.File, tenant, order, qty, got, want)
+		}
+	}
+	deploy := func(v *conformance.Version) {
+		t.Helper()
+		if err := be.Deploy(ctx, v); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range refs {
+			s.Deploy(v.Copy)
+		}
+		cur = v.Copy
+	}
+	sell("a", "o-1", 500, "done")
+	sell("a", "o-2", 1, "refused: section_full")
+	deploy(vs[0]) // at most 600
+	if d.Current() == first {
+		t.Errorf("the driver of the first version still takes the calls")
+	}
+	sell("a", "o-3", 100, "done")
+	sell("a", "o-4", 1, "refused: section_full")
+	sell("a", "o-1", 500, "done_before")
+	// The version after narrows the room to 350, where tenant a's stands
+	// outside; a tenant whose section stands inside it is migrated.
+	sell("b", "o-1", 300, "done")
+	deploy(vs[1]) // at most 350
+	sell("b", "o-2", 51, "refused: section_full")
+	sell("b", "o-3", 50, "done")
+	deploy(vs[2]) // at most 350, refused as sold_out
+	sell("b", "o-4", 1, "refused: sold_out")
+	sell("b", "o-2", 51, "refused: already_refused")
+	if n := d.Started(); n != 3 {
+		t.Errorf("%d drivers started by the deploys, want 3", n)
+	}
 }

@@ -73,13 +73,16 @@ type tbTarget struct {
 // runTigerBeetle runs every scenario of every book through the clients
 // of target tg on one TigerBeetle and says, per book, how many were equal
 // to the interpreter. A driver that writes down what its client sends is
-// held to what `chobo run --show tigerbeetle` prints.
+// held to what `chobo run --show tigerbeetle` prints. A deploy step
+// migrates TigerBeetle from this process and hands the calls to the
+// driver of the new version's client, where TigerBeetleDrivers does not
+// refuse it (a SKIP line says why).
 func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 	t.Helper()
 	_, lang := languageOf(t, tg)
 	books = withDeploys(t, books)
 	var jobs, bulkJobs []conformance.Job
-	var procs []*conformance.Process
+	var procs []bulkCounter
 	bulk := on.bulk && lang.bulkOn("tigerbeetle")
 	counts := map[string]int{}
 	records := map[*conformance.Loaded]string{}
@@ -92,9 +95,18 @@ func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 		}
 		p := startClient(t, tg, l, protocol.Request{TigerBeetle: on.address}, tb, records[l.Loaded])
 		tb.Calls = p
-		procs = append(procs, p)
+		var be conformance.Backend = tb
+		var counter bulkCounter = p
+		if l.Versions != nil {
+			// A deploy step migrates TigerBeetle from this process, then
+			// the driver of the new version's client takes the calls.
+			d := clientDrivers(t, tg, l, p, protocol.Request{TigerBeetle: on.address},
+				func(*conformance.Version) conformance.Reader { return tb }, nil)
+			be, counter = conformance.NewTigerBeetleDrivers(tb, d), d
+		}
+		procs = append(procs, counter)
 		n := len(jobs)
-		for _, j := range l.Jobs(l.path, tb, func(i int) string { return fmt.Sprintf("tb%d", n+i) }) {
+		for _, j := range l.Jobs(l.path, be, func(i int) string { return fmt.Sprintf("tb%d", n+i) }) {
 			j.Pair = tg + " (" + on.what + ")"
 			jobs = append(jobs, j)
 			counts[l.path]++
@@ -103,7 +115,7 @@ func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 			// The same scenarios through the bulk call, on the same
 			// driver: what it sends is not what --show prints one call
 			// at a time, so these are left out of sentAsShown.
-			for _, j := range l.Jobs(l.path, tb, func(i int) string { return fmt.Sprintf("tbb%d", n+i) }) {
+			for _, j := range l.Jobs(l.path, be, func(i int) string { return fmt.Sprintf("tbb%d", n+i) }) {
 				j.Pair, j.Bulk = tg+" bulk ("+on.what+")", true
 				bulkJobs = append(bulkJobs, j)
 			}
@@ -124,8 +136,8 @@ func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 		c := bulkCounts(t, procs)
 		t.Logf("%d scenarios through the %s bulk call (%s); %d bulk calls carried %d calls", len(bulkJobs), tg, on.what, c.Bulks, c.Calls)
 	}
-	t.Logf("%d scenarios of %d books on %s (%s), %d with together, %d run again; %d where a balance leaves 64 bits, run up to that call and held to what TigerBeetle does there (done, then an error reading the balance); %d not run (named above)",
-		st.Total, len(books), tg, on.what, st.Together, st.Again, st.Wide, st.NotRun)
+	t.Logf("%d scenarios of %d books on %s (%s), %d with together, %d run again; %d where a balance leaves 64 bits, run up to that call and held to what TigerBeetle does there (done, then an error reading the balance); %d not run (named above); %d deploy steps run, %d scenarios that deploy skipped (named above)",
+		st.Total, len(books), tg, on.what, st.Together, st.Again, st.Wide, st.NotRun, st.Deploys, st.DeploysSkipped)
 	if len(records) > 0 {
 		sentAsShown(t, tg, books, jobs, records)
 	}

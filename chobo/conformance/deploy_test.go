@@ -271,3 +271,119 @@ func TestTigerBeetleNamesTheBoundsToMigrate(t *testing.T) {
 		t.Errorf("calls in this process through chains of a lower bound above 0 both times: got %q", why)
 	}
 }
+
+// leavesOutside is the interpreter as a backend whose deploy of any
+// version but the first is not run, as a TigerBeetle migration that
+// leaves an account on its old bound.
+type leavesOutside struct{ *onInterp }
+
+func (f leavesOutside) Deploy(ctx context.Context, v *Version) error {
+	if v.Book.Version > 1 {
+		return &DeployNotRun{Why: "shelf(a) left on its old bound"}
+	}
+	return f.onInterp.Deploy(ctx, v)
+}
+
+// TestRunAllSkipsADeployNotRun: a deploy the backend finds it cannot
+// put in place as the scenario needs stops the scenario with a SKIP line
+// saying where and why, counted as skipped and not as a failure.
+func TestRunAllSkipsADeployNotRun(t *testing.T) {
+	l := loadDeploys(t)
+	r := &pairReporter{errs: map[string][]string{}}
+	f := leavesOutside{&onInterp{cur: l.Copy, ledgers: map[string]*interp.State{}}}
+	var jobs []Job
+	for _, j := range l.Jobs("shelves.book", f, func(i int) string { return fmt.Sprintf("t%d", i) }) {
+		if hasDeploys(j.Scenario) {
+			j.Pair = "interp"
+			jobs = append(jobs, j)
+		}
+	}
+	st := RunAll(r, jobs)
+	if st.Deploys != 0 || st.DeploysSkipped != 1 || st.Total != 0 || st.Failed != 0 || len(r.errs) > 0 {
+		t.Errorf("stats %+v, errors %v; want the scenario skipped", st, r.errs)
+	}
+	want := `SKIP: shelves.book on interp "a wider shelf": not run to its end: step 4: deploy "v2.book": shelf(a) left on its old bound`
+	if len(r.logs) != 1 || r.logs[0] != want {
+		t.Errorf("logs %q, want %q", r.logs, want)
+	}
+}
+
+// TestDriversDeployThroughANewDriver: a deploy puts the version in place,
+// ends the driver in place and starts the new version's, which takes the
+// calls after it; deploying the version in place does nothing; a version
+// that cannot be put in place leaves the driver as it was.
+func TestDriversDeployThroughANewDriver(t *testing.T) {
+	l := loadDeploys(t)
+	first := l.Versions[l.Book]
+	var v2 *Version
+	for b, v := range l.Versions {
+		if b != l.Book {
+			v2 = v
+		}
+	}
+	ctx := context.Background()
+	p1 := startFake(t, "ok")
+	var put []string
+	putErr := error(nil)
+	d := NewDrivers(p1, first, func(v *Version) (*Process, error) {
+		mode := "echo" // answers refused: told apart from the first version's
+		if v == first {
+			mode = "ok"
+		}
+		p, err := tryFake(mode)
+		if err == nil {
+			t.Cleanup(func() { p.Close() })
+		}
+		return p, err
+	}, func(_ context.Context, v *Version) error {
+		if putErr != nil {
+			return putErr
+		}
+		put = append(put, v.File)
+		return nil
+	})
+	fill := interp.Call{Transfer: l.Copy.Transfer("fill"), Op: book.Do,
+		Strings: map[string]string{"order": "o-1", "id": "a"}, Amounts: map[string]int64{"qty": 1}}
+	outcome := func() string { return ShortResult(d.Call(ctx, fill, "t")) }
+
+	if err := d.Deploy(ctx, first); err != nil || len(put) > 0 || d.Current() != p1 || d.Started() != 0 {
+		t.Fatalf("deploying the version in place: %v, put %v, %d drivers started", err, put, d.Started())
+	}
+	if got := outcome(); got != "done" {
+		t.Fatalf("through the first driver: %s", got)
+	}
+	if err := d.Deploy(ctx, v2); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(put, " "); got != "v2.book" || d.Current() == p1 || d.Started() != 1 {
+		t.Errorf("deploying v2: put %q, %d drivers started, the first driver in place: %v", got, d.Started(), d.Current() == p1)
+	}
+	if !strings.HasPrefix(outcome(), "refused:") {
+		t.Errorf("a call after the deploy did not go to the new driver")
+	}
+	if _, err := p1.Call(ctx, fill, "t"); err == nil {
+		t.Errorf("the first driver still answers after the deploy")
+	}
+	putErr = fmt.Errorf("the SQL does not load")
+	in := d.Current()
+	if err := d.Deploy(ctx, first); err == nil || d.Current() != in {
+		t.Errorf("a version that does not load: %v, driver changed %v", err, d.Current() != in)
+	}
+	putErr = nil
+	if err := d.Deploy(ctx, first); err != nil || d.Started() != 2 || outcome() != "done" {
+		t.Errorf("putting the first version back: %v, %d drivers started", err, d.Started())
+	}
+	// With the later versions named, putting the first in place starts
+	// theirs ahead, and their deploys start none.
+	d.Later = []*Version{v2}
+	if err := d.Deploy(ctx, first); err != nil || d.Started() != 3 || outcome() != "done" {
+		t.Errorf("the first version in place: %v, %d drivers started, want v2's started ahead", err, d.Started())
+	}
+	put = nil
+	if err := d.Deploy(ctx, v2); err != nil || d.Started() != 3 || !strings.HasPrefix(outcome(), "refused:") || len(put) != 1 {
+		t.Errorf("deploying v2 started ahead: %v, %d drivers started, put %v", err, d.Started(), put)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}

@@ -15,10 +15,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/api"
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/target"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
 // Reader reads what a backend holds without going through the client
@@ -560,7 +562,296 @@ func (t *tail) String() string {
 
 // DeployRefusal says why a client driven as a process does not run a
 // scenario that deploys versions: the process is built from one version
-// of the book, and is not built again between two calls.
+// of the book. Drivers runs a driver of each version instead.
 func (p *Process) DeployRefusal(first *book.Book, versions []*book.Book) string {
-	return "its client runs as a process built for one version of the book and is not built again between two calls"
+	return "its client runs as a process built for one version of the book, and the pair was given no driver of the other versions"
+}
+
+// Drivers is a client driven as a process, one driver at a time, that
+// deploys as an operator does: the new version is put in place on the
+// backend (Put), the driver of the version before it is ended, and one of
+// the new version's client, built beforehand, takes the calls after the
+// deploy (Start). Calls are not in flight across a deploy: a run deploys
+// between two steps.
+type Drivers struct {
+	// Put puts v in place on the backend before its driver takes the
+	// calls: on PostgreSQL its SQL is loaded (SQL.Deploy), on TigerBeetle
+	// the migration runs. nil: the driver is all there is to change.
+	Put func(ctx context.Context, v *Version) error
+	// Start starts the driver of v's client, opened on v's test copy.
+	Start func(v *Version) (*Process, error)
+	// Later are the other versions the scenarios deploy. When a run puts
+	// the first version in place, before its first step, a driver of each
+	// is started ahead, idle until its deploy: a driver takes a second or
+	// more to start on a busy machine, and the holds made before a deploy
+	// step, which takes no time in the scenario, last a few seconds
+	// (Lifetime).
+	Later []*Version
+
+	first   *Version
+	mu      sync.Mutex
+	cur     *Process
+	at      *Version              // the version cur drives
+	ready   map[*Version]*Process // started ahead
+	started []*Process            // every driver, for Bulks
+}
+
+// NewDrivers is Drivers whose driver of the first version, first, is p
+// (first is nil for a book that deploys nothing).
+func NewDrivers(p *Process, first *Version, start func(v *Version) (*Process, error), put func(ctx context.Context, v *Version) error) *Drivers {
+	return &Drivers{Put: put, Start: start, first: first, cur: p, at: first, started: []*Process{p}}
+}
+
+// Current is the driver the calls go to.
+func (d *Drivers) Current() *Process {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.cur
+}
+
+// DeployRefusal implements Deployer.
+func (d *Drivers) DeployRefusal(*book.Book, []*book.Book) string {
+	if d.Start == nil {
+		return "the pair was given no way to start the driver of another version"
+	}
+	return ""
+}
+
+// Deploy implements Deployer. The version in place is not put in place
+// again: the scenarios that deploy begin by putting the first version
+// back, which is in place already for the first of them. Putting the
+// first version in place starts the drivers of Later ahead.
+func (d *Drivers) Deploy(ctx context.Context, v *Version) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.at != v {
+		if d.Put != nil {
+			if err := d.Put(ctx, v); err != nil {
+				return err
+			}
+		}
+		if err := d.cur.Close(); err != nil {
+			return fmt.Errorf("ending the driver of the version before %s: %w", v.File, err)
+		}
+		p := d.ready[v]
+		delete(d.ready, v)
+		if p == nil {
+			var err error
+			if p, err = d.start(v); err != nil {
+				return err
+			}
+		}
+		d.cur, d.at = p, v
+	}
+	if v != d.first {
+		return nil
+	}
+	for _, later := range d.Later {
+		if d.ready[later] != nil || later == v {
+			continue
+		}
+		p, err := d.start(later)
+		if err != nil {
+			return err
+		}
+		if d.ready == nil {
+			d.ready = map[*Version]*Process{}
+		}
+		d.ready[later] = p
+	}
+	return nil
+}
+
+func (d *Drivers) start(v *Version) (*Process, error) {
+	p, err := d.Start(v)
+	if err != nil {
+		return nil, fmt.Errorf("starting the driver of %s: %w", v.File, err)
+	}
+	d.started = append(d.started, p)
+	return p, nil
+}
+
+// Close ends the driver in place and those started ahead.
+func (d *Drivers) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	err := d.cur.Close()
+	for v, p := range d.ready {
+		if e := p.Close(); e != nil && err == nil {
+			err = e
+		}
+		delete(d.ready, v)
+	}
+	return err
+}
+
+// Client is the name the driver in place gave.
+func (d *Drivers) Client() string { return d.Current().Client() }
+
+// Bulks adds up what every driver started said of its bulk calls.
+func (d *Drivers) Bulks() BulkCount {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var c BulkCount
+	for _, p := range d.started {
+		b := p.Bulks()
+		c.Bulks, c.Calls = c.Bulks+b.Bulks, c.Calls+b.Calls
+	}
+	return c
+}
+
+// Started counts the drivers that deploys started.
+func (d *Drivers) Started() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.started) - 1
+}
+
+// Call implements Backend through the driver in place.
+func (d *Drivers) Call(ctx context.Context, c interp.Call, tenant string) (interp.Result, error) {
+	return d.Current().Call(ctx, c, tenant)
+}
+
+// CallBulk implements BulkCaller through the driver in place.
+func (d *Drivers) CallBulk(ctx context.Context, calls []interp.Call, tenant string) ([]interp.Result, []error, error) {
+	return d.Current().CallBulk(ctx, calls, tenant)
+}
+
+// Status is the driver in place's.
+func (d *Drivers) Status(ctx context.Context, c interp.Call, tenant string) (string, error) {
+	return d.Current().Status(ctx, c, tenant)
+}
+
+// Balance is the driver in place's.
+func (d *Drivers) Balance(ctx context.Context, tenant, account string, args map[string]string) (interp.Balance, error) {
+	return d.Current().Balance(ctx, tenant, account, args)
+}
+
+// Expire implements Backend through the driver in place.
+func (d *Drivers) Expire(ctx context.Context, tenant string) (bool, error) {
+	return d.Current().Expire(ctx, tenant)
+}
+
+// Ledger implements Backend through the driver in place's reader.
+func (d *Drivers) Ledger(ctx context.Context, tenant string) ([]string, []string, error) {
+	return d.Current().Ledger(ctx, tenant)
+}
+
+// ReadHistory implements HistoryReader through the driver in place.
+func (d *Drivers) ReadHistory(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+	return d.Current().ReadHistory(ctx, req)
+}
+
+// DeployNotRun is a deploy that the pair could not put in place as the
+// scenario needs it, for a reason of the backend that is known (the
+// run is reported as not run, with a SKIP line, rather than as a
+// difference).
+type DeployNotRun struct{ Why string }
+
+func (e *DeployNotRun) Error() string { return e.Why }
+
+// TigerBeetleDrivers is the TigerBeetle pair whose client runs as a
+// process (Calls is Drivers), able to deploy: a deploy step runs the
+// migration of the new version from this process against the same
+// TigerBeetle, as an operator runs `chobo migrate`, then the driver of the
+// new version's client takes the calls.
+type TigerBeetleDrivers struct {
+	*TigerBeetle
+	drivers *Drivers
+
+	mu     sync.Mutex
+	tenant string // of the last call: the run in progress
+}
+
+// NewTigerBeetleDrivers makes t's calls go through d, and has d migrate
+// TigerBeetle before it starts a driver of another version.
+func NewTigerBeetleDrivers(t *TigerBeetle, d *Drivers) *TigerBeetleDrivers {
+	tb := &TigerBeetleDrivers{TigerBeetle: t, drivers: d}
+	t.Calls = d
+	d.Put = tb.migrate
+	return tb
+}
+
+// Call implements Backend, noting the run's tenant.
+func (t *TigerBeetleDrivers) Call(ctx context.Context, c interp.Call, tenant string) (interp.Result, error) {
+	t.noteTenant(tenant)
+	return t.TigerBeetle.Call(ctx, c, tenant)
+}
+
+// CallBulk implements BulkCaller, noting the run's tenant.
+func (t *TigerBeetleDrivers) CallBulk(ctx context.Context, calls []interp.Call, tenant string) ([]interp.Result, []error, error) {
+	t.noteTenant(tenant)
+	return t.TigerBeetle.CallBulk(ctx, calls, tenant)
+}
+
+func (t *TigerBeetleDrivers) noteTenant(tenant string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tenant = tenant
+}
+
+// DeployRefusal implements Deployer: what the chains of the versions do
+// not allow, as TigerBeetle.DeployRefusal says it of a client in this
+// process, which takes another version's chains between two calls as a
+// new driver does; and a TigerBeetle this process cannot migrate.
+func (t *TigerBeetleDrivers) DeployRefusal(first *book.Book, versions []*book.Book) string {
+	var why []string
+	if _, ok := t.Raw.(chobotb.MigrateClient); !ok {
+		why = append(why, "this process reaches TigerBeetle through a client that cannot query accounts, which the migration needs")
+	}
+	if w := t.drivers.DeployRefusal(first, versions); w != "" {
+		why = append(why, w)
+	}
+	inProcess := &TigerBeetle{Calls: &Runtime{}, Raw: t.Raw, Book: t.TigerBeetle.Book, Replica: t.Replica, Pulse: t.Pulse}
+	if w := inProcess.DeployRefusal(first, versions); w != "" {
+		why = append(why, w)
+	}
+	return strings.Join(why, "; and ")
+}
+
+// Deploy implements Deployer.
+func (t *TigerBeetleDrivers) Deploy(ctx context.Context, v *Version) error {
+	return t.drivers.Deploy(ctx, v)
+}
+
+// migrate moves the floors and rooms of the run's tenant onto v's
+// bounds, and reads TigerBeetle by v's definition from then on. Each run
+// is a ledger of its own, under a tenant of its own: the tenants of the
+// runs before it have ended, and are not moved back and forth. Putting
+// the first version back, at the start of a run, moves nothing: the
+// run's tenant has no account yet. An account of the run that the
+// migration leaves on the bound it had (chobotb.ErrLeft) would answer by
+// that bound, where the interpreter answers by v's: the deploy is not
+// run.
+func (t *TigerBeetleDrivers) migrate(ctx context.Context, v *Version) error {
+	t.init()
+	def := tigerbeetle.Def(v.Copy)
+	t.mu.Lock()
+	tenant := t.tenant
+	if v == t.drivers.first {
+		tenant, t.tenant = "", ""
+	}
+	t.mu.Unlock()
+	if tenant != "" {
+		c, ok := t.Raw.(chobotb.MigrateClient)
+		if !ok {
+			return fmt.Errorf("this process reaches TigerBeetle through a client that cannot query accounts, which the migration needs")
+		}
+		r, err := chobotb.Migrate(ctx, c, def, chobotb.MigrateOptions{Version: v.Copy.Version, Tenants: []string{tenant}})
+		if errors.Is(err, chobotb.ErrLeft) {
+			var left []string
+			for _, l := range r.Left {
+				left = append(left, l.String())
+			}
+			return &DeployNotRun{Why: fmt.Sprintf("the migration to %s left accounts on the bound they had, where the interpreter holds them to the new one: %s",
+				v.File, strings.Join(left, "; "))}
+		}
+		if err != nil {
+			return fmt.Errorf("migrating to %s: %w", v.File, err)
+		}
+	}
+	t.TigerBeetle.mu.Lock()
+	t.TigerBeetle.Book, t.TigerBeetle.def = v.Copy, def
+	t.TigerBeetle.mu.Unlock()
+	return nil
 }

@@ -260,6 +260,14 @@ func (a *runAll) job(ctx context.Context, j Job) {
 	for attempt := 1; ; attempt++ {
 		var late bool
 		got, late, err = run1(ctx, j.Backend, sc, j.Scenario, tenant, bulk, dep)
+		var notRun *DeployNotRun
+		if errors.As(err, &notRun) {
+			a.t.Logf("SKIP: %s %q: not run to its end: %v", j.where(), j.Scenario.Name, err)
+			a.mu.Lock()
+			a.stats.DeploysSkipped++
+			a.mu.Unlock()
+			return
+		}
 		if err != nil {
 			a.failed(j, err)
 			return
@@ -545,7 +553,8 @@ func hasReads(sc scenario.Scenario) bool {
 // compared.
 func (a *runAll) reads(j Job, sc scenario.Scenario, ref map[int]*scenario.ReadResult, got Observed, tenant string) (bad, skipped []string, compared int) {
 	c := readCheck{marks: got.Marks, tenant: tenant}
-	if _, ok := j.Backend.(*TigerBeetle); ok {
+	switch j.Backend.(type) {
+	case *TigerBeetle, *TigerBeetleDrivers:
 		c.def = tigerbeetle.Def(j.Book)
 	}
 	noReader := 0

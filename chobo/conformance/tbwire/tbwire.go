@@ -1,10 +1,10 @@
 // Package tbwire carries the requests of chobotb.HistoryClient (the four
-// of chobotb.Client, and the two the history reads make) between two
-// processes, over net/rpc on the loopback. The conformance runner keeps
-// the model of TigerBeetle (a test double) in its own process, where it
-// reads and records it, and serves it to the driver of a generated
-// tigerbeetle-go client, which reaches it through Dial as it would reach a
-// replica.
+// of chobotb.Client, and the two the history reads make), and the query of
+// accounts a migration makes, between two processes, over net/rpc on the
+// loopback. The conformance runner keeps the model of TigerBeetle (a test
+// double) in its own process, where it reads and records it, and serves it
+// to the driver of a generated tigerbeetle-go client, which reaches it
+// through Dial as it would reach a replica.
 package tbwire
 
 import (
@@ -57,6 +57,17 @@ func (s *Service) GetAccountTransfers(in chobotb.AccountFilter, out *Transfers) 
 // QueryTransfers answers with c's, when c reads history.
 func (s *Service) QueryTransfers(in chobotb.QueryFilter, out *Transfers) (err error) {
 	out.Transfers, err = chobotb.ReadsOf(s.c).QueryTransfers(context.Background(), in)
+	return err
+}
+
+// QueryAccounts answers with c's, when c can query accounts (the
+// migration of bounds does; calls do not).
+func (s *Service) QueryAccounts(in chobotb.AccountQuery, out *Accounts) (err error) {
+	q, ok := s.c.(chobotb.AccountQuerier)
+	if !ok {
+		return errors.New("tbwire: the client served cannot query accounts")
+	}
+	out.Accounts, err = q.QueryAccounts(context.Background(), in)
 	return err
 }
 
@@ -149,4 +160,12 @@ func (c *Client) QueryTransfers(ctx context.Context, f chobotb.QueryFilter) ([]c
 	var out Transfers
 	err := c.call(ctx, "QueryTransfers", f, &out)
 	return out.Transfers, err
+}
+
+// QueryAccounts implements chobotb.AccountQuerier, so that a migration
+// reaches the far end's TigerBeetle through a Client.
+func (c *Client) QueryAccounts(ctx context.Context, f chobotb.AccountQuery) ([]chobotb.Account, error) {
+	var out Accounts
+	err := c.call(ctx, "QueryAccounts", f, &out)
+	return out.Accounts, err
 }

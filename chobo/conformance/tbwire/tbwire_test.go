@@ -105,3 +105,36 @@ func TestHistoryOfAClientThatReadsNone(t *testing.T) {
 		t.Errorf("got %v, want %v", err, chobotb.ErrNoHistory)
 	}
 }
+
+// TestAccountQueriesCrossTheWire: the accounts a query finds through the
+// wire are those the model finds itself, and a far end whose client
+// cannot query accounts says so.
+func TestAccountQueriesCrossTheWire(t *testing.T) {
+	res := check.Check("shop.book", []byte(shop))
+	if res.Book == nil {
+		t.Fatal(res.Diags)
+	}
+	m := tbmodel.New()
+	wire := serve(t, m)
+	ctx := context.Background()
+	if _, err := chobotb.NewBook(wire, tigerbeetle.Def(res.Book), "t").Bulk(ctx, []chobotb.Op{
+		{Kind: 0, Op: "do", Values: chobotb.Values{"d-1", "A-1", int64(5)}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	q := chobotb.AccountQuery{Limit: 100}
+	direct, err := m.QueryAccounts(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	over, err := wire.QueryAccounts(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(direct) == 0 || fmt.Sprint(over) != fmt.Sprint(direct) {
+		t.Errorf("over the wire %d accounts, from the model %d:\n%v\n%v", len(over), len(direct), over, direct)
+	}
+	if _, err := serve(t, plain{tbmodel.New()}).QueryAccounts(ctx, q); err == nil || !strings.Contains(err.Error(), "cannot query accounts") {
+		t.Errorf("a far end that cannot query accounts: %v", err)
+	}
+}
