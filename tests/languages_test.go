@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -189,13 +191,13 @@ func driversOf(t *testing.T, tg string) func(caseName string) *exec.Cmd {
 		// The client of every version a case's scenarios deploy is built
 		// with the rest, once: a deploy step starts its driver.
 		for _, l := range withDeploys(t, cases) {
-			for _, v := range laterVersions(l) {
+			for i, v := range laterVersions(l) {
 				f, err := versionClientOf(g, l, v, len(clients))
 				if err != nil {
 					b.err = err
 					return
 				}
-				clients = append(clients, caseClient{caseName: versionDriver(l.name, v), file: f, of: l.name})
+				clients = append(clients, caseClient{caseName: versionDriver(l.name, i), file: f, of: l.name})
 			}
 		}
 		b.dir, b.err = os.MkdirTemp("", "chobo-"+tg+"-")
@@ -270,7 +272,9 @@ func clientOf(g target.Target, l loaded, i int) (gen.File, error) {
 }
 
 // laterVersions are the versions of l's book its scenarios deploy, the
-// first left out, in the order of their version numbers.
+// first left out, in the order of their version numbers, then of their
+// files and text (versions derived by different scenarios may share a
+// number and a name).
 func laterVersions(l loaded) []*conformance.Version {
 	var out []*conformance.Version
 	for b, v := range l.Versions {
@@ -278,14 +282,17 @@ func laterVersions(l loaded) []*conformance.Version {
 			out = append(out, v)
 		}
 	}
-	slices.SortFunc(out, func(a, b *conformance.Version) int { return a.Book.Version - b.Book.Version })
+	slices.SortFunc(out, func(a, b *conformance.Version) int {
+		return cmp.Or(a.Book.Version-b.Book.Version, strings.Compare(a.File, b.File), bytes.Compare(a.CopySrc, b.CopySrc))
+	})
 	return out
 }
 
 // versionDriver names, among the drivers of a target, the one of the
-// client of a later version v of the book of the case caseName.
-func versionDriver(caseName string, v *conformance.Version) string {
-	return fmt.Sprintf("%s_v%d", caseName, v.Book.Version)
+// client of the i-th of the later versions of the book of the case
+// caseName.
+func versionDriver(caseName string, i int) string {
+	return fmt.Sprintf("%s_later%d", caseName, i)
 }
 
 // versionClientOf is the client of target g of a version v of l's book,
@@ -308,10 +315,11 @@ func clientDrivers(t *testing.T, tg string, l loaded, p *conformance.Process, at
 	read func(v *conformance.Version) conformance.Reader, put func(ctx context.Context, v *conformance.Version) error) *conformance.Drivers {
 	t.Helper()
 	start := driversOf(t, tg)
+	later := laterVersions(l)
 	d := conformance.NewDrivers(p, l.Versions[l.Book], func(v *conformance.Version) (*conformance.Process, error) {
 		name := l.name
 		if v.Book != l.Book {
-			name = versionDriver(l.name, v)
+			name = versionDriver(l.name, slices.Index(later, v))
 		}
 		cmd := start(name)
 		if cmd == nil {
@@ -319,7 +327,7 @@ func clientDrivers(t *testing.T, tg string, l loaded, p *conformance.Process, at
 		}
 		return startDriverErr(t, tg, cmd, v.Copy, filepath.Base(l.path), v.CopySrc, at, read(v), "")
 	}, put)
-	d.Later = laterVersions(l)
+	d.Later = later
 	return d
 }
 

@@ -207,9 +207,15 @@ func clientsDeploy(t *testing.T, tg string, l loaded, address string, tb *confor
 	d := clientDrivers(t, tg, l, first, at, func(*conformance.Version) conformance.Reader { return tb }, nil)
 	be := conformance.NewTigerBeetleDrivers(tb, d)
 	ctx := context.Background()
-	vs := laterVersions(l)
+	// The case's own versions; the generated families derive more.
+	var vs []*conformance.Version
+	for _, v := range laterVersions(l) {
+		if strings.HasPrefix(v.File, "versions/") {
+			vs = append(vs, v)
+		}
+	}
 	if len(vs) != 3 {
-		t.Fatalf("bound_change deploys %d versions, want 3", len(vs))
+		t.Fatalf("bound_change deploys %d versions of its own, want 3", len(vs))
 	}
 	cur := l.Copy
 	refs := map[string]*interp.State{}
