@@ -10,6 +10,9 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
@@ -73,13 +76,18 @@ func (r *logged) Logf(format string, args ...any) {
 	r.T.Logf(format, args...)
 }
 
-// TestTigerBeetleModelDeploysInProcess runs a scenario that deploys a
-// new version through chobotb in this process, on the model: after the
-// deploy step the chains are the new version's definition's, and every
-// answer, balance and hold is the interpreter's. A deploy that changes
-// a bound a floor or room account holds (the bound_change case) is
-// refused, in a SKIP line saying so.
-func TestTigerBeetleModelDeploysInProcess(t *testing.T) {
+// TestTigerBeetleDeploysInProcess runs scenarios that deploy new
+// versions through chobotb in this process, on the model and on a real
+// replica: after a deploy step the chains are the new version's
+// definition's, the floors and rooms are migrated (chobotb.Migrate
+// through the client the calls use), and every answer, balance and hold
+// is the interpreter's. The bound_change cases widen a room, then narrow
+// it: their scenario with every section inside runs both deploys; the
+// one that leaves a section outside the narrowed room is skipped at that
+// step, in a SKIP line naming the account. A deploy that lays the chains
+// out otherwise (a lower bound from 0 to above 0) is refused before the
+// run.
+func TestTigerBeetleDeploysInProcess(t *testing.T) {
 	dir := t.TempDir()
 	for name, src := range map[string]string{"shelves.book": shelvesV1, "v2.book": shelvesV2, "deploys.json": shelvesDeploys} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
@@ -93,7 +101,7 @@ func TestTigerBeetleModelDeploysInProcess(t *testing.T) {
 	if err := l.LoadDeploys(conformance.File{Name: "deploys.json", Data: []byte(shelvesDeploys)}, readVersion(dir)); err != nil {
 		t.Fatal(err)
 	}
-	changed := withDeploys(t, []loaded{loadForBackends(t, caseByName(t, "bound_change"))})[0]
+	changed := withDeploys(t, []loaded{loadForBackends(t, caseByName(t, "bound_change")), loadForBackends(t, caseByName(t, "bound_change_ja"))})
 	// From a lower bound of 0 the chains are laid out otherwise.
 	fromZero, err := conformance.Load(conformance.File{Name: "from_zero.book", Data: []byte(strings.Replace(shelvesV1, "at least 1", "at least 0", 1))})
 	if err != nil {
@@ -102,31 +110,51 @@ func TestTigerBeetleModelDeploysInProcess(t *testing.T) {
 	if err := fromZero.LoadDeploys(conformance.File{Name: "deploys.json", Data: []byte(shelvesDeploys)}, readVersion(dir)); err != nil {
 		t.Fatal(err)
 	}
+	books := []*conformance.Loaded{l, changed[0].Loaded, changed[1].Loaded, fromZero}
+	// Every deploy step of the scenarios run: shelves' one, and the two of
+	// each bound_change case's scenario with every section inside.
+	const wantRun, wantSkipped = 5, 3
 
-	m := tbmodel.New()
-	m.FollowWallClock()
-	var jobs []conformance.Job
-	for n, l := range []*conformance.Loaded{l, changed.Loaded, fromZero} {
-		rt := &conformance.Runtime{Client: m, Def: tigerbeetle.Def(l.Copy), Book: l.Copy}
-		tb := &conformance.TigerBeetle{Calls: rt, Raw: m, Book: l.Copy, Pulse: m.Pulse}
-		for _, j := range l.Jobs(l.Name, tb, func(i int) string { return fmt.Sprintf("deploy%d-%d", n, i) }) {
-			j.Pair = "tigerbeetle-go in this process (model)"
-			jobs = append(jobs, j)
+	run := func(t *testing.T, what string, calls, raw chobotb.Client, replica bool, pulse func()) {
+		pair := "tigerbeetle-go in this process (" + what + ")"
+		var jobs []conformance.Job
+		for n, l := range books {
+			rt := &conformance.Runtime{Client: calls, Def: tigerbeetle.Def(l.Copy), Book: l.Copy}
+			tb := &conformance.TigerBeetle{Calls: rt, Raw: raw, Book: l.Copy, Replica: replica, Pulse: pulse}
+			for _, j := range l.Jobs(l.Name, tb, func(i int) string { return fmt.Sprintf("deploy%d-%d", n, i) }) {
+				if !slices.ContainsFunc(j.Scenario.Steps, func(st scenario.Step) bool { return st.Deploy != nil }) {
+					continue // the book's other scenarios run in the conformance tests
+				}
+				j.Pair = pair
+				jobs = append(jobs, j)
+			}
 		}
-	}
-	r := &logged{T: t}
-	st := conformance.RunAll(r, jobs)
-	skippedDeploys("tigerbeetle-go in this process (model)", st)
-	if st.Deploys != 1 || st.DeploysSkipped != 2 {
-		t.Errorf("%d deploy steps run, %d scenarios with them skipped; want shelves.book's 1 run, bound_change's and from_zero.book's skipped", st.Deploys, st.DeploysSkipped)
-	}
-	for _, want := range []string{
-		`SKIP: venue.book on tigerbeetle-go in this process (model) "bounds changed under accounts in use": not run: it deploys new versions of the book: the bounds of section change where a floor or room account holds them`,
-		`SKIP: from_zero.book on tigerbeetle-go in this process (model) "a raised floor": not run: it deploys new versions of the book: the lower bound of shelf moves between 0 (the account's flag) and above 0`,
-	} {
-		if !slices.ContainsFunc(r.logs, func(l string) bool { return strings.HasPrefix(l, want) }) {
-			t.Errorf("no line %q in the log", want)
+		r := &logged{T: t}
+		st := conformance.RunAll(r, jobs)
+		skippedDeploys(pair, st)
+		if st.Deploys != wantRun || st.DeploysSkipped != wantSkipped {
+			t.Errorf("%d deploy steps run, %d scenarios with them skipped; want %d run (shelves.book's 1, 2 of each bound_change case), %d skipped (bound_change's section left outside, twice, and from_zero.book)",
+				st.Deploys, st.DeploysSkipped, wantRun, wantSkipped)
 		}
+		for _, want := range []string{
+			`SKIP: venue.book on ` + pair + ` "bounds changed under accounts in use": not run past a deploy step: deploying versions/v3.book, ` +
+				"`chobo migrate` left 1 floor or room accounts on the bound they had, which answer by it on TigerBeetle and not as the interpreter: section ",
+			`SKIP: from_zero.book on ` + pair + ` "a raised floor": not run: it deploys new versions of the book: the bounds of shelf change which events keep them`,
+		} {
+			if !slices.ContainsFunc(r.logs, func(l string) bool { return strings.HasPrefix(l, want) }) {
+				t.Errorf("no line %q in the log", want)
+			}
+		}
+		t.Logf("%d scenarios on %s, %d deploy steps run", st.Total, pair, st.Deploys)
 	}
-	t.Logf("%d scenarios on the model through chobotb in this process, %d deploy steps run", st.Total, st.Deploys)
+	t.Run("model", func(t *testing.T) {
+		m := tbmodel.New()
+		m.FollowWallClock()
+		run(t, "model", m, m, false, m.Pulse)
+	})
+	t.Run("replica", func(t *testing.T) {
+		realTigerBeetle(t)
+		srv := tbtest.Replica(t)
+		run(t, "real replica", conformance.ShortenTimeouts(srv.Client), srv.Client, true, nil)
+	})
 }

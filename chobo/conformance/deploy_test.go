@@ -7,9 +7,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
 const shelfV1 = `book shelves v1
@@ -171,9 +173,12 @@ func TestRunAllSkipsDeploysAloud(t *testing.T) {
 	}
 }
 
-// TestTigerBeetleNamesTheBoundsToMigrate: the TigerBeetle pairs refuse
-// deploys, naming the kinds whose changed bounds a floor or room holds.
-func TestTigerBeetleNamesTheBoundsToMigrate(t *testing.T) {
+// TestTigerBeetleRefusesOnlyRelaidChains: the TigerBeetle pair in this
+// process runs deploys that change a bound a floor or room holds (the
+// migration moves them) or a lower bound above 0; it refuses, naming
+// the kinds, those that lay the chains out otherwise, and a client
+// driven as a process refuses every deploy.
+func TestTigerBeetleRefusesOnlyRelaidChains(t *testing.T) {
 	l := loadDeploys(t)
 	var v2 *book.Book
 	for b := range l.Versions {
@@ -181,18 +186,125 @@ func TestTigerBeetleNamesTheBoundsToMigrate(t *testing.T) {
 			v2 = b
 		}
 	}
-	why := (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{v2})
-	if !strings.Contains(why, "the bounds of shelf change where a floor or room account holds them") {
-		t.Errorf("got %q", why)
+	in := &TigerBeetle{Calls: &Runtime{}}
+	if why := in.DeployRefusal(l.Book, []*book.Book{v2}); why != "" {
+		t.Errorf("a wider room, calls in this process: got %q", why)
 	}
-	lower := check.Check("v3.book", []byte(strings.NewReplacer("v1", "v3", "at least 0", "at least 2").Replace(shelfV1)))
-	why = (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{lower.Book})
-	if strings.Contains(why, "floor or room") || !strings.Contains(why, "process") || !strings.Contains(why, "the lower bound of shelf moves between 0 (the account's flag) and above 0") {
-		t.Errorf("a lower bound of 0 or more lives in the chains, laid out otherwise above 0, and the client is a process: got %q", why)
+	if why := (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{v2}); !strings.Contains(why, "process") || strings.Contains(why, "shelf") {
+		t.Errorf("a wider room, the client a process: got %q", why)
+	}
+	const relaidText = "the bounds of shelf change which events keep them"
+	for name, next := range map[string]string{
+		"a lower bound from 0 to 2": strings.NewReplacer("v1", "v3", "at least 0", "at least 2").Replace(shelfV1),
+		"the upper bound removed":   strings.NewReplacer("v1", "v3", "  at most 5 refused as full\n", "").Replace(shelfV1),
+		"a floor added below 0":     strings.NewReplacer("v1", "v3", "at least 0", "at least -3").Replace(shelfV1),
+	} {
+		nb := check.Check("v3.book", []byte(next)).Book
+		if nb == nil {
+			t.Fatalf("%s: the book does not check", name)
+		}
+		if why := in.DeployRefusal(l.Book, []*book.Book{v2, nb}); !strings.Contains(why, relaidText) {
+			t.Errorf("%s: got %q", name, why)
+		}
 	}
 	one := check.Check("v1.book", []byte(strings.Replace(shelfV1, "at least 0", "at least 1", 1)))
 	two := check.Check("v2.book", []byte(strings.NewReplacer("v1", "v2", "at least 0", "at least 2").Replace(shelfV1)))
-	if why := (&TigerBeetle{Calls: &Runtime{}}).DeployRefusal(one.Book, []*book.Book{two.Book}); why != "" {
+	if why := in.DeployRefusal(one.Book, []*book.Book{two.Book}); why != "" {
 		t.Errorf("calls in this process through chains of a lower bound above 0 both times: got %q", why)
+	}
+}
+
+// shelfNarrow narrows the shelves' room from 10 to 4 after shelfV2.
+var shelfNarrow = strings.NewReplacer("v1", "v3", "at most 5", "at most 4").Replace(shelfV1)
+
+// deployOnModel runs the scenario sc (its deploy steps naming v2.book,
+// shelfV2, and v3.book, shelfNarrow) on the model of TigerBeetle through
+// chobotb in this process.
+func deployOnModel(t *testing.T, sc string) (Stats, *pairReporter) {
+	t.Helper()
+	l, err := Load(File{Name: "shelves.book", Data: []byte(shelfV1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(cur *book.Book, file string) (*book.Book, []byte, error) {
+		src := map[string]string{"v2.book": shelfV2, "v3.book": shelfNarrow}[file]
+		res := check.Check(file, []byte(src))
+		if res.Book == nil {
+			return nil, nil, fmt.Errorf("%s does not check: %+v", file, res.Diags)
+		}
+		return res.Book, []byte(src), nil
+	}
+	if err := l.LoadDeploys(File{Name: "deploys.json", Data: []byte(sc)}, read); err != nil {
+		t.Fatal(err)
+	}
+	m := tbmodel.New()
+	m.FollowWallClock()
+	rt := &Runtime{Client: m, Def: tigerbeetle.Def(l.Copy), Book: l.Copy}
+	be := &TigerBeetle{Calls: rt, Raw: m, Book: l.Copy, Pulse: m.Pulse}
+	r := &pairReporter{errs: map[string][]string{}}
+	var jobs []Job
+	for _, j := range l.Jobs("shelves.book", be, func(i int) string { return fmt.Sprintf("t%d", i) }) {
+		if hasDeploys(j.Scenario) {
+			j.Pair = "model"
+			jobs = append(jobs, j)
+		}
+	}
+	return RunAll(r, jobs), r
+}
+
+// TestTigerBeetleDeployMigrates: the room widened, then narrowed with
+// every shelf inside, a hold in flight across both deploys, on the model:
+// only a migration at each deploy step gives the interpreter's answers
+// (the rooms kept at 5 would refuse the hold of 7, at 10 the fills the
+// narrower room refuses).
+func TestTigerBeetleDeployMigrates(t *testing.T) {
+	st, r := deployOnModel(t, `{"name": "wider, then narrower", "steps": [
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 4}, "expect": "done"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 2}, "expect": "refused: full"},
+  {"op": "keep.hold", "args": {"order": "h-1", "id": "b", "qty": 2}, "expect": "done"},
+  {"deploy": "v2.book"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 2}, "expect": "refused: already_refused"},
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 4}, "expect": "done_before"},
+  {"op": "keep.hold", "args": {"order": "h-2", "id": "c", "qty": 7}, "expect": "done"},
+  {"op": "fill.do", "args": {"order": "o-3", "id": "c", "qty": 4}, "expect": "refused: full"},
+  {"op": "keep.void", "args": {"order": "h-2"}, "expect": "done"},
+  {"deploy": "v3.book"},
+  {"op": "fill.do", "args": {"order": "o-4", "id": "b", "qty": 3}, "expect": "refused: full"},
+  {"op": "fill.do", "args": {"order": "o-5", "id": "b", "qty": 2}, "expect": "done"},
+  {"op": "keep.post", "args": {"order": "h-1"}, "expect": "done"},
+  {"op": "fill.do", "args": {"order": "o-6", "id": "a", "qty": 1}, "expect": "refused: full"},
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 4}, "expect": "done_before"},
+  {"op": "keep.hold", "args": {"order": "h-3", "id": "c", "qty": 4}, "expect": "done"}
+]}`)
+	if len(r.errs) > 0 || st.Failed > 0 {
+		t.Fatalf("errors: %v", r.errs)
+	}
+	if st.Deploys != 2 || st.DeploysSkipped != 0 || st.Total != 1 {
+		t.Errorf("stats %+v, want the 2 deploy steps of 1 scenario run; logs %q", st, r.logs)
+	}
+}
+
+// TestTigerBeetleDeploySkipsAnAccountLeftOutside: a narrowed room that
+// leaves a shelf outside is left where it was by the migration, so the
+// scenario is skipped at that deploy step, in a SKIP line naming the
+// account, rather than failed.
+func TestTigerBeetleDeploySkipsAnAccountLeftOutside(t *testing.T) {
+	st, r := deployOnModel(t, `{"name": "narrower than a shelf", "steps": [
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 5}, "expect": "done"},
+  {"deploy": "v2.book"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 3}, "expect": "done"},
+  {"deploy": "v3.book"},
+  {"op": "fill.do", "args": {"order": "o-3", "id": "a", "qty": 1}, "expect": "refused: full"}
+]}`)
+	if len(r.errs) > 0 {
+		t.Fatalf("errors: %v", r.errs)
+	}
+	if st.DeploysSkipped != 1 || st.Total != 0 {
+		t.Errorf("stats %+v, want the scenario skipped", st)
+	}
+	want := `SKIP: shelves.book on model "narrower than a shelf": not run past a deploy step: deploying v3.book, ` +
+		"`chobo migrate` left 1 floor or room accounts on the bound they had, which answer by it on TigerBeetle and not as the interpreter: shelf "
+	if len(r.logs) != 1 || !strings.HasPrefix(r.logs[0], want) || !strings.Contains(r.logs[0], `: the book says at most 4, the account stands at 8 (more)`) {
+		t.Errorf("logs %q, want one line starting %q", r.logs, want)
 	}
 }

@@ -240,6 +240,13 @@ func (a *runAll) job(ctx context.Context, j Job) {
 	for attempt := 1; ; attempt++ {
 		var late bool
 		got, late, err = run1(ctx, j.Backend, sc, j.Scenario, tenant, bulk, dep)
+		if nr := (*DeployNotRun)(nil); errors.As(err, &nr) {
+			a.t.Logf("SKIP: %s %q: not run past a deploy step: %s", j.where(), j.Scenario.Name, nr.Why)
+			a.mu.Lock()
+			a.stats.DeploysSkipped++
+			a.mu.Unlock()
+			return
+		}
 		if err != nil {
 			a.failed(j, err)
 			return
