@@ -95,6 +95,7 @@ func TestChainsSayWhatEachOperationSends(t *testing.T) {
 			[]string{
 				"move 1 credit(member)→world 3 pending linked",
 				"floor_take 1 floor(credit(member))→sink(pcs) 3 pending refused as overdrawn",
+				"key_guard 0 → id of 0",
 			}},
 		{cs[2], "", "", "[0]",
 			[]string{"post 1 → held linked ends 0", "post 1 → held ends 1"}},
