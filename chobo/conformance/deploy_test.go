@@ -173,12 +173,13 @@ func TestRunAllSkipsDeploysAloud(t *testing.T) {
 	}
 }
 
-// TestTigerBeetleRefusesOnlyRelaidChains: the TigerBeetle pair in this
-// process runs deploys that change a bound a floor or room holds (the
-// migration moves them) or a lower bound above 0; it refuses, naming
-// the kinds, those that lay the chains out otherwise, and a client
-// driven as a process refuses every deploy.
-func TestTigerBeetleRefusesOnlyRelaidChains(t *testing.T) {
+// TestTigerBeetleRefusesHoldsLaidOutOtherwise: the TigerBeetle pair in
+// this process runs deploys that change a bound a floor or room holds
+// (the migration moves them) or lay a do chain out otherwise; it
+// refuses, naming the transfer kinds, those after which a hold made
+// before would be ended by another chain, and a client driven as a
+// process refuses every deploy.
+func TestTigerBeetleRefusesHoldsLaidOutOtherwise(t *testing.T) {
 	l := loadDeploys(t)
 	var v2 *book.Book
 	for b := range l.Versions {
@@ -190,27 +191,27 @@ func TestTigerBeetleRefusesOnlyRelaidChains(t *testing.T) {
 	if why := in.DeployRefusal(l.Book, []*book.Book{v2}); why != "" {
 		t.Errorf("a wider room, calls in this process: got %q", why)
 	}
-	if why := (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{v2}); !strings.Contains(why, "process") || strings.Contains(why, "shelf") {
+	if why := (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{v2}); !strings.Contains(why, "process") || strings.Contains(why, "keep") {
 		t.Errorf("a wider room, the client a process: got %q", why)
 	}
-	const relaidText = "the bounds of shelf change which events keep them"
-	for name, next := range map[string]string{
-		"a lower bound from 0 to 2": strings.NewReplacer("v1", "v3", "at least 0", "at least 2").Replace(shelfV1),
-		"the upper bound removed":   strings.NewReplacer("v1", "v3", "  at most 5 refused as full\n", "").Replace(shelfV1),
-		"a floor added below 0":     strings.NewReplacer("v1", "v3", "at least 0", "at least -3").Replace(shelfV1),
+	const holdsText = "the holds of keep are ended by another chain after the deploy"
+	for name, c := range map[string]struct {
+		next    string
+		refused bool
+	}{
+		// keep moves into a shelf: a probe on the shelf's side out is no
+		// event of a hold of keep.
+		"a lower bound from 0 to 2": {strings.NewReplacer("v1", "v3", "at least 0", "at least 2").Replace(shelfV1), false},
+		"the upper bound removed":   {strings.NewReplacer("v1", "v3", "  at most 5 refused as full\n", "").Replace(shelfV1), true},
+		"a floor added below 0":     {strings.NewReplacer("v1", "v3", "at least 0", "at least -3").Replace(shelfV1), true},
 	} {
-		nb := check.Check("v3.book", []byte(next)).Book
+		nb := check.Check("v3.book", []byte(c.next)).Book
 		if nb == nil {
 			t.Fatalf("%s: the book does not check", name)
 		}
-		if why := in.DeployRefusal(l.Book, []*book.Book{v2, nb}); !strings.Contains(why, relaidText) {
+		if why := in.DeployRefusal(l.Book, []*book.Book{v2, nb}); strings.Contains(why, holdsText) != c.refused || !c.refused && why != "" {
 			t.Errorf("%s: got %q", name, why)
 		}
-	}
-	one := check.Check("v1.book", []byte(strings.Replace(shelfV1, "at least 0", "at least 1", 1)))
-	two := check.Check("v2.book", []byte(strings.NewReplacer("v1", "v2", "at least 0", "at least 2").Replace(shelfV1)))
-	if why := in.DeployRefusal(one.Book, []*book.Book{two.Book}); why != "" {
-		t.Errorf("calls in this process through chains of a lower bound above 0 both times: got %q", why)
 	}
 }
 
@@ -222,12 +223,20 @@ var shelfNarrow = strings.NewReplacer("v1", "v3", "at most 5", "at most 4").Repl
 // chobotb in this process.
 func deployOnModel(t *testing.T, sc string) (Stats, *pairReporter) {
 	t.Helper()
-	l, err := Load(File{Name: "shelves.book", Data: []byte(shelfV1)})
+	return deployOn(t, shelfV1, map[string]string{"v2.book": shelfV2, "v3.book": shelfNarrow}, sc)
+}
+
+// deployOn runs the scenario sc of the book first, its deploy steps
+// naming the versions by file, on the model of TigerBeetle through
+// chobotb in this process.
+func deployOn(t *testing.T, first string, versions map[string]string, sc string) (Stats, *pairReporter) {
+	t.Helper()
+	l, err := Load(File{Name: "shelves.book", Data: []byte(first)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	read := func(cur *book.Book, file string) (*book.Book, []byte, error) {
-		src := map[string]string{"v2.book": shelfV2, "v3.book": shelfNarrow}[file]
+		src := versions[file]
 		res := check.Check(file, []byte(src))
 		if res.Book == nil {
 			return nil, nil, fmt.Errorf("%s does not check: %+v", file, res.Diags)
@@ -306,5 +315,58 @@ func TestTigerBeetleDeploySkipsAnAccountLeftOutside(t *testing.T) {
 		"`chobo migrate` left 1 floor or room accounts on the bound they had, which answer by it on TigerBeetle and not as the interpreter: shelf "
 	if len(r.logs) != 1 || !strings.HasPrefix(r.logs[0], want) || !strings.Contains(r.logs[0], `: the book says at most 4, the account stands at 8 (more)`) {
 		t.Errorf("logs %q, want one line starting %q", r.logs, want)
+	}
+}
+
+// counterV1 is a book without holds whose one-move chains a deploy lays
+// out otherwise: the shelf's upper bound goes, its lower bound moves from
+// 0 to 1, then the upper bound comes back.
+const counterV1 = `book counter v1
+unit pcs
+account shelf(id: string) : pcs
+  at least 0 refused as empty
+  at most 5 refused as full
+account world : pcs outside
+transfer fill(order: string, id: string, qty: pcs)
+  key order
+  move qty from world to shelf(id)
+transfer take(order: string, id: string, qty: pcs)
+  key order
+  move qty from shelf(id) to world
+`
+
+// TestTigerBeetleRetriesAcrossARelaidDeploy: calls made before deploys
+// that lay their chains out otherwise (the move alone, or linked to a
+// room or a probe), retried after each, answer on the model as the
+// interpreter does: done_before, already_refused, or key_conflict for
+// the key sent with other content. Judged by the chain's layout, the
+// retries of calls done answered key_conflict and a refused fill sent
+// again was done.
+func TestTigerBeetleRetriesAcrossARelaidDeploy(t *testing.T) {
+	v2 := strings.NewReplacer("v1", "v2", "at least 0", "at least 1", "  at most 5 refused as full\n", "").Replace(counterV1)
+	v3 := strings.NewReplacer("v1", "v3", "at least 0", "at least 1").Replace(counterV1)
+	retries := `
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 3}, "expect": "done_before"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 3}, "expect": "refused: already_refused"},
+  {"op": "take.do", "args": {"order": "t-1", "id": "a", "qty": 1}, "expect": "done_before"},
+  {"op": "take.do", "args": {"order": "t-2", "id": "a", "qty": 5}, "expect": "refused: already_refused"},
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 2}, "expect": "refused: key_conflict"},`
+	st, r := deployOn(t, counterV1, map[string]string{"v2.book": v2, "v3.book": v3}, `{"name": "retried across", "steps": [
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 3}, "expect": "done"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 3}, "expect": "refused: full"},
+  {"op": "take.do", "args": {"order": "t-1", "id": "a", "qty": 1}, "expect": "done"},
+  {"op": "take.do", "args": {"order": "t-2", "id": "a", "qty": 5}, "expect": "refused: empty"},
+  {"deploy": "v2.book"},`+retries+`
+  {"op": "fill.do", "args": {"order": "o-3", "id": "b", "qty": 4}, "expect": "done"},
+  {"op": "take.do", "args": {"order": "t-3", "id": "b", "qty": 4}, "expect": "refused: empty"},
+  {"deploy": "v3.book"},`+retries+`
+  {"op": "fill.do", "args": {"order": "o-3", "id": "b", "qty": 4}, "expect": "done_before"},
+  {"op": "take.do", "args": {"order": "t-3", "id": "b", "qty": 4}, "expect": "refused: already_refused"}
+]}`)
+	if len(r.errs) > 0 || st.Failed > 0 {
+		t.Fatalf("errors: %v", r.errs)
+	}
+	if st.Deploys != 2 || st.DeploysSkipped != 0 || st.Total != 1 {
+		t.Errorf("stats %+v, want the 2 deploy steps of 1 scenario run; logs %q", st, r.logs)
 	}
 }

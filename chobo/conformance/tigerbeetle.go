@@ -529,16 +529,18 @@ func (r *Runtime) ReadHistory(ctx context.Context, req protocol.Request) (protoc
 
 // DeployRefusal implements Deployer. A client driven as a process is
 // built for one version, so only calls through Runtime, in this process,
-// take another version's chains; and a deploy that lays a transfer's
-// chain out otherwise is not run either (relaid).
+// take another version's chains; and a deploy that lays a hold's events
+// out otherwise is not run either (holdsRelaid). A retry across a deploy
+// that lays a do or hold chain out otherwise answers as the interpreter
+// does: chobotb judges it by what the call means.
 func (t *TigerBeetle) DeployRefusal(first *book.Book, versions []*book.Book) string {
 	var why []string
 	if _, ok := t.Calls.(*Runtime); !ok {
 		why = append(why, "its client runs as a process built for one version of the book and cannot take another's chains between two calls")
 	}
-	if kinds := relaid(first, versions); len(kinds) > 0 {
-		why = append(why, "the bounds of "+strings.Join(kinds, ", ")+
-			" change which events keep them (a lower bound between 0 and above 0, a floor or room added or removed), which lays the chains out otherwise: a call made before and retried answers key_conflict on TigerBeetle, where the interpreter answers done_before")
+	if kinds := holdsRelaid(first, versions); len(kinds) > 0 {
+		why = append(why, "the holds of "+strings.Join(kinds, ", ")+
+			" are ended by another chain after the deploy (a floor, room or probe of their accounts comes or goes, which moves where a hold's events lie): a hold made before it and posted or voided after would not be found whole")
 	}
 	return strings.Join(why, "; and ")
 }
@@ -594,23 +596,21 @@ func leftOnOldBound(v *Version, left []chobotb.Left) error {
 		v.File, len(left), strings.Join(lines, "; "))}
 }
 
-// relaid lists the account kinds whose bounds change, from one version
-// to the next, in a way that changes the events of the chains that keep
-// them: a probe (a lower bound above 0), the account's flag (0), a floor
-// (below 0) or a room (an upper bound) comes or goes.
-func relaid(first *book.Book, versions []*book.Book) []string {
+// holdsRelaid lists the transfer kinds with holds whose post or void
+// chain changes from one version to the next: a hold made under one
+// layout would be looked for where the other lays its events out.
+func holdsRelaid(first *book.Book, versions []*book.Book) []string {
 	var out []string
 	cur := first
 	for _, nb := range versions {
-		for _, a := range nb.Accounts {
-			old := cur.Account(a.Name)
-			if old == nil || slices.Contains(out, a.Name) {
+		d0, d1 := tigerbeetle.Def(cur), tigerbeetle.Def(nb)
+		for k1, t := range nb.Transfers {
+			k0 := slices.IndexFunc(cur.Transfers, func(o *book.Transfer) bool { return o.Name == t.Name })
+			if t.Pending == nil || k0 < 0 || cur.Transfers[k0].Pending == nil || slices.Contains(out, t.Name) {
 				continue
 			}
-			ol, or := chainShape(old)
-			nl, nr := chainShape(a)
-			if ol != nl || or != nr {
-				out = append(out, a.Name)
+			if !slices.Equal(voidedIDs(d0, k0, len(t.Key)), voidedIDs(d1, k1, len(t.Key))) {
+				out = append(out, t.Name)
 			}
 		}
 		cur = nb
@@ -618,19 +618,15 @@ func relaid(first *book.Book, versions []*book.Book) []string {
 	return out
 }
 
-// chainShape is which events keep an account kind's bounds in a chain:
-// on the lower side none, a floor (below 0), the flag (0) or a probe
-// (above 0); on the upper side a room or none.
-func chainShape(a *book.Account) (lower int, room bool) {
-	if l := a.Lower; l != nil {
-		switch {
-		case l.Value < 0:
-			lower = 1
-		case l.Value == 0:
-			lower = 2
-		default:
-			lower = 3
-		}
+// voidedIDs are the ids of the events a void of a hold of kind k ends.
+func voidedIDs(d *chobotb.Def, k, keyLen int) []string {
+	chain, err := d.Finish("", k, "void", make([]string, keyLen), nil)
+	if err != nil {
+		return []string{err.Error()}
 	}
-	return lower, a.Upper != nil
+	var out []string
+	for _, e := range chain {
+		out = append(out, e.PendingID.Hex())
+	}
+	return out
 }
