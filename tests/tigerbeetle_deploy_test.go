@@ -17,6 +17,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
@@ -74,6 +75,55 @@ func derivesVersions(sc scenario.Scenario) bool {
 	return slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Deploy != nil && st.Deploy.File == "" })
 }
 
+// countersV1 is a book without holds whose one-move chains its next
+// versions lay out otherwise: the upper bound goes and the lower bound
+// moves from 0 to 1 (counters_v2.book), then the upper bound comes back
+// (counters_v3.book).
+const countersV1 = `book counters v1
+
+unit pcs
+
+account shelf(id: string) : pcs
+  at least 0 refused as empty
+  at most 5 refused as full
+account world : pcs outside
+
+transfer fill(order: string, id: string, qty: pcs)
+  key order
+  move qty from world to shelf(id)
+
+transfer take(order: string, id: string, qty: pcs)
+  key order
+  move qty from shelf(id) to world
+`
+
+var (
+	countersV2 = strings.NewReplacer("v1", "v2", "at least 0", "at least 1", "  at most 5 refused as full\n", "").Replace(countersV1)
+	countersV3 = strings.NewReplacer("v1", "v3", "at least 0", "at least 1").Replace(countersV1)
+)
+
+// countersRetries are the calls before the deploys, sent again after
+// each: done_before, already_refused, and key_conflict for other content.
+const countersRetries = `
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 3}, "expect": "done_before"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 3}, "expect": "refused: already_refused"},
+  {"op": "take.do", "args": {"order": "t-1", "id": "a", "qty": 1}, "expect": "done_before"},
+  {"op": "take.do", "args": {"order": "t-2", "id": "a", "qty": 5}, "expect": "refused: already_refused"},
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 2}, "expect": "refused: key_conflict"},`
+
+const countersDeploys = `[{"name": "retried across chains laid out otherwise", "steps": [
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 3}, "expect": "done"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 3}, "expect": "refused: full"},
+  {"op": "take.do", "args": {"order": "t-1", "id": "a", "qty": 1}, "expect": "done"},
+  {"op": "take.do", "args": {"order": "t-2", "id": "a", "qty": 5}, "expect": "refused: empty"},
+  {"deploy": "counters_v2.book"},` + countersRetries + `
+  {"op": "fill.do", "args": {"order": "o-3", "id": "b", "qty": 4}, "expect": "done"},
+  {"op": "take.do", "args": {"order": "t-3", "id": "b", "qty": 4}, "expect": "refused: empty"},
+  {"deploy": "counters_v3.book"},` + countersRetries + `
+  {"op": "fill.do", "args": {"order": "o-3", "id": "b", "qty": 4}, "expect": "done_before"},
+  {"op": "take.do", "args": {"order": "t-3", "id": "b", "qty": 4}, "expect": "refused: already_refused"}
+]}]`
+
 // logged is t, with what is logged kept.
 type logged struct {
 	*testing.T
@@ -86,15 +136,22 @@ func (r *logged) Logf(format string, args ...any) {
 	r.T.Logf(format, args...)
 }
 
-// TestTigerBeetleModelDeploysInProcess runs a scenario that deploys a
-// new version through chobotb in this process, on the model: after the
-// deploy step the chains are the new version's definition's, and every
-// answer, balance and hold is the interpreter's. A deploy that changes
-// a bound a floor or room account holds (the bound_change case) is
-// refused, in a SKIP line saying so.
-func TestTigerBeetleModelDeploysInProcess(t *testing.T) {
+// TestTigerBeetleDeploysInProcess runs scenarios that deploy new
+// versions through chobotb in this process, on the model and on a real
+// replica: after a deploy step the chains are the new version's
+// definition's, the floors and rooms are migrated (chobotb.Migrate
+// through the client the calls use), and every answer, balance and hold
+// is the interpreter's. The bound_change cases widen a room, then narrow
+// it: their scenario with every section inside runs both deploys; the
+// one that leaves a section outside the narrowed room is skipped at that
+// step, in a SKIP line naming the account. Calls made before deploys
+// that lay their chains out otherwise (a lower bound from 0 to above 0,
+// an upper bound removed and added) and sent again after them answer as
+// they did: from_zero.book and counters.book.
+func TestTigerBeetleDeploysInProcess(t *testing.T) {
 	dir := t.TempDir()
-	for name, src := range map[string]string{"shelves.book": shelvesV1, "v2.book": shelvesV2, "deploys.json": shelvesDeploys} {
+	for name, src := range map[string]string{"shelves.book": shelvesV1, "v2.book": shelvesV2, "deploys.json": shelvesDeploys,
+		"counters_v2.book": countersV2, "counters_v3.book": countersV3} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +163,7 @@ func TestTigerBeetleModelDeploysInProcess(t *testing.T) {
 	if err := l.LoadDeploys(conformance.File{Name: "deploys.json", Data: []byte(shelvesDeploys)}, readVersion(dir)); err != nil {
 		t.Fatal(err)
 	}
-	changed := withDeploys(t, []loaded{loadForBackends(t, caseByName(t, "bound_change"))})[0]
+	changed := withDeploys(t, []loaded{loadForBackends(t, caseByName(t, "bound_change")), loadForBackends(t, caseByName(t, "bound_change_ja"))})
 	// From a lower bound of 0 the chains are laid out otherwise.
 	fromZero, err := conformance.Load(conformance.File{Name: "from_zero.book", Data: []byte(strings.Replace(shelvesV1, "at least 1", "at least 0", 1))})
 	if err != nil {
@@ -115,47 +172,67 @@ func TestTigerBeetleModelDeploysInProcess(t *testing.T) {
 	if err := fromZero.LoadDeploys(conformance.File{Name: "deploys.json", Data: []byte(shelvesDeploys)}, readVersion(dir)); err != nil {
 		t.Fatal(err)
 	}
+	counters, err := conformance.Load(conformance.File{Name: "counters.book", Data: []byte(countersV1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := counters.LoadDeploys(conformance.File{Name: "counters.json", Data: []byte(countersDeploys)}, readVersion(dir)); err != nil {
+		t.Fatal(err)
+	}
+	books := []*conformance.Loaded{l, changed[0].Loaded, changed[1].Loaded, fromZero, counters}
+	// Every deploy step of the scenarios run: shelves' one and
+	// from_zero's, the three of each bound_change case's first scenario
+	// (its section left outside the room narrowed by the second, which
+	// the migration keeps as a shortfall) and the two of its second, and
+	// counters' two.
+	const wantRun = 14
 
-	m := tbmodel.New()
-	m.FollowWallClock()
-	var jobs, families []conformance.Job
-	for n, l := range []*conformance.Loaded{l, changed.Loaded, fromZero} {
-		rt := &conformance.Runtime{Client: m, Def: tigerbeetle.Def(l.Copy), Book: l.Copy}
-		tb := &conformance.TigerBeetle{Calls: rt, Raw: m, Book: l.Copy, Pulse: m.Pulse}
-		for _, j := range l.Jobs(l.Name, tb, func(i int) string { return fmt.Sprintf("deploy%d-%d", n, i) }) {
-			j.Pair = "tigerbeetle-go in this process (model)"
-			if derivesVersions(j.Scenario) {
-				families = append(families, j)
-				continue
+	run := func(t *testing.T, what string, calls, raw chobotb.Client, replica bool, pulse func()) {
+		pair := "tigerbeetle-go in this process (" + what + ")"
+		var jobs, families []conformance.Job
+		for n, l := range books {
+			rt := &conformance.Runtime{Client: calls, Def: tigerbeetle.Def(l.Copy), Book: l.Copy}
+			tb := &conformance.TigerBeetle{Calls: rt, Raw: raw, Book: l.Copy, Replica: replica, Pulse: pulse}
+			for _, j := range l.Jobs(l.Name, tb, func(i int) string { return fmt.Sprintf("deploy%d-%d", n, i) }) {
+				if !slices.ContainsFunc(j.Scenario.Steps, func(st scenario.Step) bool { return st.Deploy != nil }) {
+					continue // the book's other scenarios run in the conformance tests
+				}
+				j.Pair = pair
+				if derivesVersions(j.Scenario) {
+					families = append(families, j)
+					continue
+				}
+				jobs = append(jobs, j)
 			}
-			jobs = append(jobs, j)
 		}
-	}
-	r := &logged{T: t}
-	st := conformance.RunAll(r, jobs)
-	skippedDeploys("tigerbeetle-go in this process (model)", st)
-	if st.Deploys != 1 || st.DeploysSkipped != 2 {
-		t.Errorf("%d deploy steps run, %d scenarios with them skipped; want shelves.book's 1 run, bound_change's and from_zero.book's skipped", st.Deploys, st.DeploysSkipped)
-	}
-	for _, want := range []string{
-		`SKIP: venue.book on tigerbeetle-go in this process (model) "bounds changed under accounts in use": not run: it deploys new versions of the book: the bounds of section change where a floor or room account holds them`,
-		`SKIP: from_zero.book on tigerbeetle-go in this process (model) "a raised floor": not run: it deploys new versions of the book: the lower bound of shelf moves between 0 (the account's flag) and above 0`,
-	} {
-		if !slices.ContainsFunc(r.logs, func(l string) bool { return strings.HasPrefix(l, want) }) {
-			t.Errorf("no line %q in the log", want)
+		r := &logged{T: t}
+		st := conformance.RunAll(r, jobs)
+		skippedDeploys(pair, st)
+		if st.Deploys != wantRun || st.DeploysSkipped != 0 {
+			t.Errorf("%d deploy steps run, %d scenarios with them skipped; want %d run (shelves.book's and from_zero.book's 1, 3 and 2 of each bound_change case, counters.book's 2), none skipped",
+				st.Deploys, st.DeploysSkipped, wantRun)
 		}
+		t.Logf("%d scenarios on %s, %d deploy steps run", st.Total, pair, st.Deploys)
+		// The generated bound-change families, after the rest as a
+		// deploy is: they run and answer as the interpreter does, or are
+		// skipped aloud.
+		fst := conformance.RunAll(&logged{T: t}, families)
+		skippedDeploys(pair+", the bound-change families", fst)
+		if fst.Deploys == 0 {
+			t.Errorf("none of the %d bound-change families ran on %s", len(families), pair)
+		}
+		t.Logf("%d bound-change families on %s, %d deploy steps run", fst.Total, pair, fst.Deploys)
 	}
-	t.Logf("%d scenarios on the model through chobotb in this process, %d deploy steps run", st.Total, st.Deploys)
-	// The generated bound-change families, after the rest as a deploy
-	// is: those whose deploys the pair takes (a lower bound above 0
-	// moved, on shelves.book) run and answer as the interpreter does; the
-	// others are skipped aloud.
-	fst := conformance.RunAll(&logged{T: t}, families)
-	skippedDeploys("tigerbeetle-go in this process (model), the bound-change families", fst)
-	if fst.Deploys == 0 {
-		t.Errorf("none of the %d bound-change families ran on the model", len(families))
-	}
-	t.Logf("%d bound-change families on the model, %d deploy steps run", fst.Total, fst.Deploys)
+	t.Run("model", func(t *testing.T) {
+		m := tbmodel.New()
+		m.FollowWallClock()
+		run(t, "model", m, m, false, m.Pulse)
+	})
+	t.Run("replica", func(t *testing.T) {
+		realTigerBeetle(t)
+		srv := tbtest.Replica(t)
+		run(t, "real replica", conformance.ShortenTimeouts(srv.Client), srv.Client, true, nil)
+	})
 }
 
 // TestTigerBeetleClientsDeploy puts the versions of the bound_change
@@ -207,15 +284,14 @@ func clientsDeploy(t *testing.T, tg string, l loaded, address string, tb *confor
 	d := clientDrivers(t, tg, l, first, at, func(*conformance.Version) conformance.Reader { return tb }, nil)
 	be := conformance.NewTigerBeetleDrivers(tb, d)
 	ctx := context.Background()
-	// The case's own versions; the generated families derive more.
+	// The versions the case's first scenario deploys, by their files.
 	var vs []*conformance.Version
-	for _, v := range laterVersions(l) {
-		if strings.HasPrefix(v.File, "versions/") {
-			vs = append(vs, v)
+	for _, file := range []string{"versions/v2.book", "versions/v3.book", "versions/v4.book"} {
+		i := slices.IndexFunc(laterVersions(l), func(v *conformance.Version) bool { return v.File == file })
+		if i < 0 {
+			t.Fatalf("bound_change deploys no %s", file)
 		}
-	}
-	if len(vs) != 3 {
-		t.Fatalf("bound_change deploys %d versions of its own, want 3", len(vs))
+		vs = append(vs, laterVersions(l)[i])
 	}
 	cur := l.Copy
 	refs := map[string]*interp.State{}

@@ -172,6 +172,14 @@ type Deployer interface {
 	deployRefuser
 }
 
+// DeployNotRun is the error of a Deploy that put the version in place
+// but left the backend unable to answer as the interpreter from there
+// (what it found is known only once it has run up to the deploy): the
+// scenario is skipped, with Why, rather than failed.
+type DeployNotRun struct{ Why string }
+
+func (e *DeployNotRun) Error() string { return e.Why }
+
 // deployRefuser is a backend that says why it cannot run the deploy steps
 // of a scenario that starts at first and deploys versions in order, or
 // "" when it can.

@@ -8,9 +8,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
 const shelfV1 = `book shelves v1
@@ -246,9 +249,13 @@ func TestRunAllSkipsDeploysAloud(t *testing.T) {
 	}
 }
 
-// TestTigerBeetleNamesTheBoundsToMigrate: the TigerBeetle pairs refuse
-// deploys, naming the kinds whose changed bounds a floor or room holds.
-func TestTigerBeetleNamesTheBoundsToMigrate(t *testing.T) {
+// TestTigerBeetleRefusesHoldsLaidOutOtherwise: the TigerBeetle pair in
+// this process runs deploys that change a bound a floor or room holds
+// (the migration moves them) or lay a do chain out otherwise; it
+// refuses, naming the transfer kinds, those after which a hold made
+// before would be ended by another chain, and a client driven as a
+// process refuses every deploy.
+func TestTigerBeetleRefusesHoldsLaidOutOtherwise(t *testing.T) {
 	l := loadDeploys(t)
 	var v2 *book.Book
 	for b := range l.Versions {
@@ -256,19 +263,184 @@ func TestTigerBeetleNamesTheBoundsToMigrate(t *testing.T) {
 			v2 = b
 		}
 	}
-	why := (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{v2})
-	if !strings.Contains(why, "the bounds of shelf change where a floor or room account holds them") {
-		t.Errorf("got %q", why)
+	in := &TigerBeetle{Calls: &Runtime{}}
+	if why := in.DeployRefusal(l.Book, []*book.Book{v2}); why != "" {
+		t.Errorf("a wider room, calls in this process: got %q", why)
 	}
-	lower := check.Check("v3.book", []byte(strings.NewReplacer("v1", "v3", "at least 0", "at least 2").Replace(shelfV1)))
-	why = (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{lower.Book})
-	if strings.Contains(why, "floor or room") || !strings.Contains(why, "process") || !strings.Contains(why, "the lower bound of shelf moves between 0 (the account's flag) and above 0") {
-		t.Errorf("a lower bound of 0 or more lives in the chains, laid out otherwise above 0, and the client is a process: got %q", why)
+	if why := (&TigerBeetle{}).DeployRefusal(l.Book, []*book.Book{v2}); !strings.Contains(why, "process") || strings.Contains(why, "keep") {
+		t.Errorf("a wider room, the client a process: got %q", why)
 	}
-	one := check.Check("v1.book", []byte(strings.Replace(shelfV1, "at least 0", "at least 1", 1)))
-	two := check.Check("v2.book", []byte(strings.NewReplacer("v1", "v2", "at least 0", "at least 2").Replace(shelfV1)))
-	if why := (&TigerBeetle{Calls: &Runtime{}}).DeployRefusal(one.Book, []*book.Book{two.Book}); why != "" {
-		t.Errorf("calls in this process through chains of a lower bound above 0 both times: got %q", why)
+	const holdsText = "the holds of keep are ended by another chain after the deploy"
+	for name, c := range map[string]struct {
+		next    string
+		refused bool
+	}{
+		// keep moves into a shelf: a probe on the shelf's side out is no
+		// event of a hold of keep.
+		"a lower bound from 0 to 2": {strings.NewReplacer("v1", "v3", "at least 0", "at least 2").Replace(shelfV1), false},
+		"the upper bound removed":   {strings.NewReplacer("v1", "v3", "  at most 5 refused as full\n", "").Replace(shelfV1), true},
+		"a floor added below 0":     {strings.NewReplacer("v1", "v3", "at least 0", "at least -3").Replace(shelfV1), true},
+	} {
+		nb := check.Check("v3.book", []byte(c.next)).Book
+		if nb == nil {
+			t.Fatalf("%s: the book does not check", name)
+		}
+		if why := in.DeployRefusal(l.Book, []*book.Book{v2, nb}); strings.Contains(why, holdsText) != c.refused || !c.refused && why != "" {
+			t.Errorf("%s: got %q", name, why)
+		}
+	}
+}
+
+// shelfNarrow narrows the shelves' room from 10 to 4 after shelfV2.
+var shelfNarrow = strings.NewReplacer("v1", "v3", "at most 5", "at most 4").Replace(shelfV1)
+
+// deployOnModel runs the scenario sc (its deploy steps naming v2.book,
+// shelfV2, and v3.book, shelfNarrow) on the model of TigerBeetle through
+// chobotb in this process.
+func deployOnModel(t *testing.T, sc string) (Stats, *pairReporter) {
+	t.Helper()
+	return deployOn(t, shelfV1, map[string]string{"v2.book": shelfV2, "v3.book": shelfNarrow}, sc)
+}
+
+// deployOn runs the scenario sc of the book first, its deploy steps
+// naming the versions by file, on the model of TigerBeetle through
+// chobotb in this process.
+func deployOn(t *testing.T, first string, versions map[string]string, sc string) (Stats, *pairReporter) {
+	t.Helper()
+	l, err := Load(File{Name: "shelves.book", Data: []byte(first)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(cur *book.Book, file string) (*book.Book, []byte, error) {
+		src := versions[file]
+		res := check.Check(file, []byte(src))
+		if res.Book == nil {
+			return nil, nil, fmt.Errorf("%s does not check: %+v", file, res.Diags)
+		}
+		return res.Book, []byte(src), nil
+	}
+	if err := l.LoadDeploys(File{Name: "deploys.json", Data: []byte(sc)}, read); err != nil {
+		t.Fatal(err)
+	}
+	m := tbmodel.New()
+	m.FollowWallClock()
+	rt := &Runtime{Client: m, Def: tigerbeetle.Def(l.Copy), Book: l.Copy}
+	be := &TigerBeetle{Calls: rt, Raw: m, Book: l.Copy, Pulse: m.Pulse}
+	r := &pairReporter{errs: map[string][]string{}}
+	var jobs []Job
+	for _, j := range l.Jobs("shelves.book", be, func(i int) string { return fmt.Sprintf("t%d", i) }) {
+		// sc alone: the generated families deploy too.
+		if hasDeploys(j.Scenario) && !slices.ContainsFunc(j.Scenario.Steps, func(st scenario.Step) bool { return st.Deploy != nil && st.Deploy.File == "" }) {
+			j.Pair = "model"
+			jobs = append(jobs, j)
+		}
+	}
+	return RunAll(r, jobs), r
+}
+
+// TestTigerBeetleDeployMigrates: the room widened, then narrowed with
+// every shelf inside, a hold in flight across both deploys, on the model:
+// only a migration at each deploy step gives the interpreter's answers
+// (the rooms kept at 5 would refuse the hold of 7, at 10 the fills the
+// narrower room refuses).
+func TestTigerBeetleDeployMigrates(t *testing.T) {
+	st, r := deployOnModel(t, `{"name": "wider, then narrower", "steps": [
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 4}, "expect": "done"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 2}, "expect": "refused: full"},
+  {"op": "keep.hold", "args": {"order": "h-1", "id": "b", "qty": 2}, "expect": "done"},
+  {"deploy": "v2.book"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 2}, "expect": "refused: already_refused"},
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 4}, "expect": "done_before"},
+  {"op": "keep.hold", "args": {"order": "h-2", "id": "c", "qty": 7}, "expect": "done"},
+  {"op": "fill.do", "args": {"order": "o-3", "id": "c", "qty": 4}, "expect": "refused: full"},
+  {"op": "keep.void", "args": {"order": "h-2"}, "expect": "done"},
+  {"deploy": "v3.book"},
+  {"op": "fill.do", "args": {"order": "o-4", "id": "b", "qty": 3}, "expect": "refused: full"},
+  {"op": "fill.do", "args": {"order": "o-5", "id": "b", "qty": 2}, "expect": "done"},
+  {"op": "keep.post", "args": {"order": "h-1"}, "expect": "done"},
+  {"op": "fill.do", "args": {"order": "o-6", "id": "a", "qty": 1}, "expect": "refused: full"},
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 4}, "expect": "done_before"},
+  {"op": "keep.hold", "args": {"order": "h-3", "id": "c", "qty": 4}, "expect": "done"}
+]}`)
+	if len(r.errs) > 0 || st.Failed > 0 {
+		t.Fatalf("errors: %v", r.errs)
+	}
+	if st.Deploys != 2 || st.DeploysSkipped != 0 || st.Total != 1 {
+		t.Errorf("stats %+v, want the 2 deploy steps of 1 scenario run; logs %q", st, r.logs)
+	}
+}
+
+// TestTigerBeetleDeployLeavesAnAccountOutside: a narrowed room that
+// leaves a shelf outside is migrated with its shortfall, so the scenario
+// runs past that deploy step on the model, as the interpreter answers it:
+// the shelf takes nothing more.
+func TestTigerBeetleDeployLeavesAnAccountOutside(t *testing.T) {
+	st, r := deployOnModel(t, `{"name": "narrower than a shelf", "steps": [
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 5}, "expect": "done"},
+  {"deploy": "v2.book"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 3}, "expect": "done"},
+  {"deploy": "v3.book"},
+  {"op": "fill.do", "args": {"order": "o-3", "id": "a", "qty": 1}, "expect": "refused: full"},
+  {"op": "keep.hold", "args": {"order": "h-1", "id": "a", "qty": 1}, "expect": "refused: full"}
+]}`)
+	if len(r.errs) > 0 || st.Failed > 0 {
+		t.Fatalf("errors: %v", r.errs)
+	}
+	if st.Deploys != 2 || st.DeploysSkipped != 0 || st.Total != 1 {
+		t.Errorf("stats %+v, want the 2 deploy steps of 1 scenario run; logs %q", st, r.logs)
+	}
+}
+
+// counterV1 is a book without holds whose one-move chains a deploy lays
+// out otherwise: the shelf's upper bound goes, its lower bound moves from
+// 0 to 1, then the upper bound comes back.
+const counterV1 = `book counter v1
+unit pcs
+account shelf(id: string) : pcs
+  at least 0 refused as empty
+  at most 5 refused as full
+account world : pcs outside
+transfer fill(order: string, id: string, qty: pcs)
+  key order
+  move qty from world to shelf(id)
+transfer take(order: string, id: string, qty: pcs)
+  key order
+  move qty from shelf(id) to world
+`
+
+// TestTigerBeetleRetriesAcrossARelaidDeploy: calls made before deploys
+// that lay their chains out otherwise (the move alone, or linked to a
+// room or a probe), retried after each, answer on the model as the
+// interpreter does: done_before, already_refused, or key_conflict for
+// the key sent with other content. Judged by the chain's layout, the
+// retries of calls done answered key_conflict and a refused fill sent
+// again was done.
+func TestTigerBeetleRetriesAcrossARelaidDeploy(t *testing.T) {
+	v2 := strings.NewReplacer("v1", "v2", "at least 0", "at least 1", "  at most 5 refused as full\n", "").Replace(counterV1)
+	v3 := strings.NewReplacer("v1", "v3", "at least 0", "at least 1").Replace(counterV1)
+	retries := `
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 3}, "expect": "done_before"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 3}, "expect": "refused: already_refused"},
+  {"op": "take.do", "args": {"order": "t-1", "id": "a", "qty": 1}, "expect": "done_before"},
+  {"op": "take.do", "args": {"order": "t-2", "id": "a", "qty": 5}, "expect": "refused: already_refused"},
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 2}, "expect": "refused: key_conflict"},`
+	st, r := deployOn(t, counterV1, map[string]string{"v2.book": v2, "v3.book": v3}, `{"name": "retried across", "steps": [
+  {"op": "fill.do", "args": {"order": "o-1", "id": "a", "qty": 3}, "expect": "done"},
+  {"op": "fill.do", "args": {"order": "o-2", "id": "a", "qty": 3}, "expect": "refused: full"},
+  {"op": "take.do", "args": {"order": "t-1", "id": "a", "qty": 1}, "expect": "done"},
+  {"op": "take.do", "args": {"order": "t-2", "id": "a", "qty": 5}, "expect": "refused: empty"},
+  {"deploy": "v2.book"},`+retries+`
+  {"op": "fill.do", "args": {"order": "o-3", "id": "b", "qty": 4}, "expect": "done"},
+  {"op": "take.do", "args": {"order": "t-3", "id": "b", "qty": 4}, "expect": "refused: empty"},
+  {"deploy": "v3.book"},`+retries+`
+  {"op": "fill.do", "args": {"order": "o-3", "id": "b", "qty": 4}, "expect": "done_before"},
+  {"op": "take.do", "args": {"order": "t-3", "id": "b", "qty": 4}, "expect": "refused: already_refused"}
+]}`)
+	if len(r.errs) > 0 || st.Failed > 0 {
+		t.Fatalf("errors: %v", r.errs)
+	}
+	if st.Deploys != 2 || st.DeploysSkipped != 0 || st.Total != 1 {
+		t.Errorf("stats %+v, want the 2 deploy steps of 1 scenario run; logs %q", st, r.logs)
 	}
 }
 
@@ -386,5 +558,46 @@ func TestDriversDeployThroughANewDriver(t *testing.T) {
 	}
 	if err := d.Close(); err != nil {
 		t.Errorf("Close: %v", err)
+	}
+}
+
+// TestWithoutDerived: the scenarios deploying a version derived by
+// changing bounds go, with the versions only they deploy; a scenario
+// deploying a file's version stays, with its version.
+func TestWithoutDerived(t *testing.T) {
+	l := loadDeploys(t)
+	derived := 0
+	for _, v := range l.Versions {
+		if v.File != "v2.book" && v.Book != l.Book {
+			derived++
+		}
+	}
+	if derived == 0 {
+		t.Fatalf("the shelves book's families derive no version: nothing to leave out")
+	}
+	w := l.WithoutDerived()
+	if len(w.Versions) != 2 || w.Versions[l.Book] == nil {
+		t.Errorf("%d versions kept, want the first and v2.book", len(w.Versions))
+	}
+	for _, v := range w.Versions {
+		if v.Book != l.Book && v.File != "v2.book" {
+			t.Errorf("version %s kept", v.File)
+		}
+	}
+	kept := 0
+	for _, sc := range w.Scenarios {
+		if !hasDeploys(sc) {
+			continue
+		}
+		kept++
+		if sc.Name != "a wider shelf" {
+			t.Errorf("scenario %q kept", sc.Name)
+		}
+	}
+	if kept != 1 || len(w.Scenarios) >= len(l.Scenarios) {
+		t.Errorf("%d deploying scenarios kept of %d scenarios (from %d)", kept, len(w.Scenarios), len(l.Scenarios))
+	}
+	if len(l.Versions) == len(w.Versions) {
+		t.Errorf("WithoutDerived changed l")
 	}
 }

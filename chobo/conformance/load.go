@@ -196,3 +196,35 @@ func (l *Loaded) Jobs(where string, be Backend, tenant func(i int) string) []Job
 	}
 	return jobs
 }
+
+// WithoutDerived is l without the scenarios that deploy a version derived
+// by changing bounds (the families `chobo scenarios` writes) and without
+// the versions only they deploy. A pair that runs the rest runs every
+// deploy a file names; one whose deploys cost a process each leaves the
+// families to the pairs that hold the bounds themselves.
+func (l *Loaded) WithoutDerived() *Loaded {
+	out := *l
+	out.Scenarios = nil
+	keep := map[*book.Book]bool{l.Book: true}
+	for _, sc := range l.Scenarios {
+		if slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Deploy != nil && st.Deploy.File == "" }) {
+			continue
+		}
+		for _, st := range sc.Steps {
+			if st.Deploy != nil {
+				keep[st.Deploy.Book] = true
+			}
+		}
+		out.Scenarios = append(out.Scenarios, sc)
+	}
+	out.Versions = nil
+	if len(keep) > 1 {
+		out.Versions = map[*book.Book]*Version{}
+		for b, v := range l.Versions {
+			if keep[b] {
+				out.Versions[b] = v
+			}
+		}
+	}
+	return &out
+}

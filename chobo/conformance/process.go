@@ -742,14 +742,6 @@ func (d *Drivers) ReadHistory(ctx context.Context, req protocol.Request) (protoc
 	return d.Current().ReadHistory(ctx, req)
 }
 
-// DeployNotRun is a deploy that the pair could not put in place as the
-// scenario needs it, for a reason of the backend that is known (the
-// run is reported as not run, with a SKIP line, rather than as a
-// difference).
-type DeployNotRun struct{ Why string }
-
-func (e *DeployNotRun) Error() string { return e.Why }
-
 // TigerBeetleDrivers is the TigerBeetle pair whose client runs as a
 // process (Calls is Drivers), able to deploy: a deploy step runs the
 // migration of the new version from this process against the same

@@ -145,15 +145,6 @@ func deployNote(lower bool, ob, nb *book.Bound) diag.Text {
 		tb = diag.T("on TigerBeetle, a lower bound below 0 is kept by each account's floor account: run `chobo migrate` after deploying; until it reaches an account, that account answers by the old bound",
 			"TigerBeetle では、0 未満の下限は勘定ごとの余裕の勘定が持っています。デプロイしたら `chobo migrate` を流してください。migrate が届くまで、その勘定は前の境界で答えます")
 	}
-	// A transfer of one move sends its move alone while the move keeps
-	// no bound in the chain (a lower bound of 0, no upper bound), and
-	// linked to the bound's events otherwise; TigerBeetle compares the
-	// flags of an event sent again, so such a change turns the answer of
-	// a call sent again across the deploy.
-	if (lower && flagged(ob) && flagged(nb) && (ob.Value == 0) != (nb.Value == 0)) || (!lower && (ob == nil) != (nb == nil)) {
-		tb = diag.T(tb.En+"; a call of a transfer with one move through it, made before the deploy and sent again after it, answers key_conflict there instead of done_before (its chain changes shape; nothing moves twice)",
-			tb.Ja+"。この勘定を通る移動が一つの振替では、デプロイの前にした呼び出しをデプロイのあとに送り直すと、done_before ではなく key_conflict になります(チェーンの形が変わるためで、二度動くことはありません)")
-	}
 	return diag.T(pg.En+"; "+tb.En, pg.Ja+"。"+tb.Ja)
 }
 

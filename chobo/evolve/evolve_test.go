@@ -465,8 +465,8 @@ func TestAccountChangeHints(t *testing.T) {
 // a client sends; one below 0 is a floor account's balance, an upper
 // bound a room account's, and `chobo migrate` moves those. A renamed
 // reason is stored nowhere. A lower bound moved between 0 and above 0
-// changes the chain of a transfer of one move, whose retry across the
-// deploy TigerBeetle then answers key_conflict.
+// changes the chain of a transfer of one move, and a retry across the
+// deploy still answers as the call did before: no key_conflict is said.
 func TestBoundDeployNotes(t *testing.T) {
 	const old = "book b v1\nunit pcs\naccount a : pcs\n  at least %s refused as low\n  at most %s refused as high\n"
 	for _, tt := range []struct {
@@ -476,7 +476,7 @@ func TestBoundDeployNotes(t *testing.T) {
 		reason          bool
 		want, wantNot   string
 	}{
-		{"lower above 0", "0", "10", "2", "10", false, "on TigerBeetle, the new version's clients apply it at once; a call of a transfer with one move", "migrate"},
+		{"lower above 0", "0", "10", "2", "10", false, "on TigerBeetle, the new version's clients apply it at once", "key_conflict"},
 		{"lower from 1 to 2", "1", "10", "2", "10", false, "on TigerBeetle, the new version's clients apply it at once", "key_conflict"},
 		{"lower below 0", "-5", "10", "-2", "10", false, "a lower bound below 0 is kept by each account's floor account: run `chobo migrate`", "room"},
 		{"upper", "0", "10", "0", "20", false, "an upper bound is kept by each account's room account: run `chobo migrate`", "floor"},

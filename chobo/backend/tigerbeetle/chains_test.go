@@ -99,6 +99,7 @@ func TestChainsSayWhatEachOperationSends(t *testing.T) {
 				// Posted though the rest is held: no void takes a netting back.
 				"floor_net 1 floor(credit(member))→shortfall(floor(credit(member))) owed linked",
 				"floor_take 1 floor(credit(member))→sink(pcs) 3 pending refused as overdrawn",
+				"key_guard 0 → id of 0",
 			}},
 		{cs[2], "", "", "[0]",
 			[]string{"post 1 → held linked ends 0", "post 1 → held ends 2"}},

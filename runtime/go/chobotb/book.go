@@ -253,6 +253,17 @@ func (b *Book) Call(ctx context.Context, kind int, op string, vals Values) (chob
 	if err != nil {
 		return chobo.Result{}, err
 	}
+	if laidOutOtherwise(p.Chain, st) {
+		same, err := b.sameCalls(ctx, [][]Event{p.Chain})
+		switch {
+		case err != nil:
+			return chobo.Result{}, err
+		case same[0]:
+			return chobo.Result{Outcome: chobo.DoneBefore}, nil
+		case !b.def.HasLegacy(kind):
+			return refused(ReasonKeyConflict), nil
+		}
+	}
 	if b.def.madeByLegacy(kind, st) {
 		return b.sendLegacy(ctx, func(d *Def) ([]Event, error) {
 			p, err := d.build(b.tenant, b.tids, kind, op, vals, false)

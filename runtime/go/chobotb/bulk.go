@@ -210,7 +210,7 @@ func (r *bulk) finishOne(f pending, lookups []ids.ID, found map[ids.ID]Transfer)
 
 // read makes each sent chain's statuses its call's answer.
 func (r *bulk) read(ctx context.Context, statuses [][]Status, errs []error) {
-	var again []int
+	var again, relaid []int
 	for i, chain := range r.chains {
 		if chain == nil {
 			continue
@@ -226,6 +226,10 @@ func (r *bulk) read(ctx context.Context, statuses [][]Status, errs []error) {
 		case readState:
 			r.out[i].State, r.out[i].Err = ReadStatus(statuses[i])
 		default:
+			if laidOutOtherwise(chain, statuses[i]) {
+				relaid = append(relaid, i)
+				continue
+			}
 			if r.b.def.madeByLegacy(r.ops[i].Kind, statuses[i]) {
 				again = append(again, i)
 				continue
@@ -233,9 +237,36 @@ func (r *bulk) read(ctx context.Context, statuses [][]Status, errs []error) {
 			r.out[i].Result, r.out[i].Err = Read(chain, statuses[i])
 		}
 	}
+	if len(relaid) > 0 {
+		again = append(again, r.readRelaid(ctx, relaid)...)
+	}
 	if len(again) > 0 {
 		r.readLegacy(ctx, again)
 	}
+}
+
+// readRelaid answers the calls whose first event exists with other flags
+// by what they mean (sameCalls), and returns those to send again as an
+// earlier chobo laid them out.
+func (r *bulk) readRelaid(ctx context.Context, calls []int) (again []int) {
+	chains := make([][]Event, len(calls))
+	for n, i := range calls {
+		chains[n] = r.chains[i]
+	}
+	same, err := r.b.sameCalls(ctx, chains)
+	for n, i := range calls {
+		switch {
+		case err != nil:
+			r.out[i].Err = err
+		case same[n]:
+			r.out[i].Result = chobo.Result{Outcome: chobo.DoneBefore}
+		case r.b.def.HasLegacy(r.ops[i].Kind):
+			again = append(again, i)
+		default:
+			r.out[i].Result = refused(ReasonKeyConflict)
+		}
+	}
+	return again
 }
 
 // readLegacy sends the calls made before by an earlier version of chobo

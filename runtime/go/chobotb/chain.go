@@ -152,26 +152,30 @@ func (d *Def) tags(kind int) [2]uint64 {
 // guard after its chain.
 func (d *Def) Guarded(kind int) bool { return d.guarded(&d.Transfers[kind]) }
 
-// guarded reports whether a do or hold of t sends a key guard: when two
-// events of its chain or more may be refused by a bound. With one, a
-// retry always reaches that event again, and its id, used up by the
-// refusal, answers id_already_failed; with two, an earlier one could be
-// refused first by its own bound, and answer with its reason.
+// guarded reports whether a do or hold of t sends a key guard: when an
+// event of its chain other than the first may be refused by a bound, or
+// two or more may. The guard uses the first event's id up on a refusal,
+// so a retry is answered at the first event, whatever bounds the chain
+// keeps by then: the move of a kind keeps its place and id when a deploy
+// adds or removes the events of a bound after it, where a later event's
+// id may not be sent again. A chain whose only refusable event is its
+// first uses that id up itself.
 func (d *Def) guarded(t *TransferKind) bool {
-	n := 0
-	for _, m := range t.Moves {
+	n, first := 0, false
+	for i, m := range t.Moves {
 		from, to := &d.Accounts[m.From.Account], &d.Accounts[m.To.Account]
 		if l := from.Lower; l != nil {
 			n++ // the move itself, its floor_take, or its probe
 			if l.Value > 0 {
 				n++ // the move and its probe
 			}
+			first = first || i == 0 && l.Value == 0
 		}
 		if to.Upper != nil {
 			n++ // room_take
 		}
 	}
-	return n >= 2
+	return n >= 2 || n == 1 && !first
 }
 
 // ChainLength is how many events the longest request of one call of a

@@ -79,8 +79,22 @@ class TbScript:
         return [tbc.CreateAccountResult(timestamp=1, status=tbc.CreateAccountStatus[n.upper()]) for n in names]
 
     def create_transfers(self, transfers: list[tbc.Transfer]) -> list[tbc.CreateTransferResult]:
+        """The scripted statuses are those of the events other than key
+        guards; a guard gets what a replica answers it after its chain,
+        from the status of the event whose id it carries."""
         self.answer("create_transfers", transfers)
-        names = (self.transfer_statuses.pop(0) if self.transfer_statuses else every("created"))(len(transfers))
+        guards = [i for i, t in enumerate(transfers) if t.pending_id == ids.never_id() and t.flags & TRANSFER_VOID_PENDING]
+        script = self.transfer_statuses.pop(0) if self.transfer_statuses else every("created")
+        names = script(len(transfers) - len(guards))
+        for i in guards:
+            first = next((names[j] for j in range(min(i, len(names))) if transfers[j].id == transfers[i].id), "")
+            if first in ("created", "exists") or first.startswith("exists_with_different_"):
+                guard = "exists_with_different_flags"
+            elif first == "id_already_failed":
+                guard = "id_already_failed"
+            else:
+                guard = "pending_transfer_not_found"
+            names.insert(i, guard)
         return [tbc.CreateTransferResult(timestamp=1, status=tbc.CreateTransferStatus[n.upper()]) for n in names]
 
     def lookup_accounts(self, ids_: list[int]) -> list[tbc.Account]:
@@ -339,6 +353,23 @@ class _Cases:
             self.fails(lambda: b.call(FUND, "do", ["f2", "alice", 1]), "CHOBO_UNEXPECTED")
             self.assertEqual(self.ops(), ["create_transfers"] * 3)
 
+        def test_retry_laid_out_otherwise(self) -> None:
+            # A call made before a deploy that laid fund's chain out
+            # otherwise: its move exists with other flags, and the record
+            # of it tells whether the retry is the same call.
+            b = self.book(CELLS)
+            b.call(FUND, "do", ["f0", "alice", 1])
+            self.ops()
+            first = plan(CELLS, TENANT, FUND, "do", ["f1", "alice", 2]).chain[0].transfer
+            same = tbc.Transfer(id=first.id, amount=2, user_data_128=first.user_data_128, user_data_64=first.user_data_64)
+            other = replace(same, user_data_128=first.user_data_128 + 1)
+            for found, want in ((same, DONE_BEFORE), (other, refused("key_conflict"))):
+                self.s.transfer_statuses.append(lambda n: ["exists_with_different_flags"] + ["linked_event_failed"] * (n - 1))
+                self.s.found_transfers.append([found])
+                self.assertEqual(b.call(FUND, "do", ["f1", "alice", 2]), want)
+                self.assertEqual(self.s.got[-1], ("lookup_transfers", [first.id]))
+                self.assertEqual(self.ops(), ["create_transfers", "lookup_transfers"])
+
         def test_chain_over_max_events(self) -> None:
             self.assertGreater(len(plan(LONG, TENANT, 0, "do", ["r"]).chain), MAX_EVENTS)
             e = self.fails(lambda: self.book(LONG).call(0, "do", ["r"]), "CHOBO_UNEXPECTED")
@@ -579,6 +610,21 @@ class TigerBeetleBookTest(_Cases.TigerBeetleCases):
         sent = list(self.requests)
         self.assertEqual(self.ops(), ["lookup_transfers", "create_transfers", "create_transfers"])
         self.assertEqual(sent[-1].transfers, tuple(e.transfer for e in plan(old, TENANT, RESTOCK, "do", ["r1", "A", 30]).chain))
+
+    def test_bulk_retry_laid_out_otherwise(self) -> None:
+        # As test_retry_laid_out_otherwise, through a bulk: the first
+        # events of such retries are looked up after the chains are sent.
+        b = TigerBeetleBook(FakeSync(self.s), CELLS, TENANT)
+        b.call(FUND, "do", ["f0", "alice", 1])
+        first = plan(CELLS, TENANT, FUND, "do", ["f1", "alice", 2]).chain[0].transfer
+        same = tbc.Transfer(id=first.id, amount=2, user_data_128=first.user_data_128, user_data_64=first.user_data_64)
+        other = replace(same, user_data_128=first.user_data_128 + 1)
+        for found, want in ((same, DONE_BEFORE), (other, refused("key_conflict"))):
+            self.s.transfer_statuses.append(lambda n: ["exists_with_different_flags"] + ["linked_event_failed"] * (n - 1))
+            self.s.found_transfers.append([found])
+            self.s.got.clear()
+            self.assertEqual(b.bulk([TbCall(FUND, "do", ("f1", "alice", 2))]), [want])
+            self.assertEqual([op for op, _ in self.s.got], ["create_transfers", "lookup_transfers"])
 
     def test_threads_share_a_book(self) -> None:
         b = TigerBeetleBook(FakeSync(self.s), STOCK, TENANT)

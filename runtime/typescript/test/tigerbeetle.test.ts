@@ -68,10 +68,13 @@ const def: Def = {
   ],
 };
 
-test("only a chain that two bounds may refuse has a key guard", () => {
-  // Into debt (a floor to give back, nothing to refuse), then into stock (its room may refuse).
-  assert.deepEqual(plan(def, "", 2, "do", ["r", 1n]).chain.map((e) => e.role), ["move", "floor_give", "move", "room_net", "room_take"]);
+test("a chain has a key guard unless its first event is the only one a bound may refuse", () => {
+  // Into debt (a floor to give back, nothing to refuse), then into stock: its room may refuse, after the first event.
+  assert.deepEqual(plan(def, "", 2, "do", ["r", 1n]).chain.map((e) => e.role), ["move", "floor_give", "move", "room_net", "room_take", "key_guard"]);
   assert.equal(plan(def, "", 0, "hold", ["A", 1n]).chain.at(-1)!.role, "key_guard");
+  // Out of a stock kept at 0 or more by its flag alone: the move is the one event a bound may refuse.
+  const flagOnly: Def = { ...def, accounts: def.accounts.map((a, i) => (i === 0 ? { ...a, lower: { value: 0n, reason: "empty" }, upper: null } : a)) };
+  assert.deepEqual(plan(flagOnly, "", 1, "do", ["A", "B"]).chain.map((e) => e.role), ["move"]);
 });
 
 test("a hold lays out probes, floors and rooms in move order, linked", () => {
@@ -275,6 +278,56 @@ test("a hold carries its definition, and another definition neither posts nor vo
   assert.deepEqual(await book.post(0, ["A"], null), { result: "refused", reason: "key_conflict" });
   assert.deepEqual(sent, ["lookup transfers 2", "lookup transfers 2"], "nothing but the lookups");
   assert.deepEqual(await new TigerBeetleBook(client, def).void(0, ["A"]), { result: "done" });
+});
+
+test("a retry across a deploy that lays the chain out otherwise answers by what the call means", async () => {
+  // Before: a stock kept at 0 or more by its flag alone, so a loop is its
+  // move alone; after: the probe and rooms of def follow it, linked.
+  const before: Def = { ...def, accounts: def.accounts.map((a, i) => (i === 0 ? { ...a, lower: { value: 0n, reason: "low" }, upper: null } : a)) };
+  const changed: Def = { ...def, transfers: def.transfers.map((t, i) => (i === 1 ? { ...t, definition: "09" } : t)) };
+  // As TigerBeetle answers: an id there already is compared flags first;
+  // a failed event fails its linked chain.
+  const stored = new Map<bigint, TigerBeetleTransfer>();
+  const LF = Number(CreateTransferStatus.linked_event_failed);
+  const { client, sent } = fake((ts) => {
+    const st = ts.map((t) => {
+      const had = stored.get(t.id);
+      if (t.pending_id === neverId()) {
+        return had ? Number(CreateTransferStatus.exists_with_different_flags) : Number(CreateTransferStatus.pending_transfer_not_found);
+      }
+      if (had === undefined) {
+        return CREATED;
+      }
+      if (had.flags !== t.flags) {
+        return Number(CreateTransferStatus.exists_with_different_flags);
+      }
+      return had.user_data_128 === t.user_data_128 ? Number(CreateTransferStatus.exists) : Number(CreateTransferStatus.exists_with_different_user_data_128);
+    });
+    const out = [...st];
+    for (let start = 0; start < ts.length; ) {
+      let end = start;
+      while ((ts[end]!.flags & 1) !== 0) {
+        end++;
+      }
+      if (st.slice(start, end + 1).some((s) => s !== CREATED)) {
+        for (let i = start; i <= end; i++) {
+          out[i] = st[i] === CREATED ? LF : st[i]!;
+        }
+      }
+      start = end + 1;
+    }
+    ts.forEach((t, i) => { if (out[i] === CREATED) stored.set(t.id, t); });
+    return out;
+  });
+  assert.deepEqual(await new TigerBeetleBook(client, before).call(1, "do", ["A", "B"]), { result: "done" });
+  const after = new TigerBeetleBook(client, def);
+  sent.length = 0;
+  assert.deepEqual(await after.call(1, "do", ["A", "B"]), { result: "done_before" });
+  assert.deepEqual(sent.slice(-1), ["lookup transfers 1"], "the first event's record read");
+  assert.deepEqual(await after.bulk([{ kind: 1, op: "do", values: ["A", "B"], amounts: null }]), [{ result: "done_before" }]);
+  const other = new TigerBeetleBook(client, changed);
+  assert.deepEqual(await other.call(1, "do", ["A", "B"]), { result: "refused", reason: "key_conflict" });
+  assert.deepEqual(await other.bulk([{ kind: 1, op: "do", values: ["A", "B"], amounts: null }]), [{ result: "refused", reason: "key_conflict" }]);
 });
 
 test("a hold and a call made under the kind's legacy hash are this kind's", async () => {

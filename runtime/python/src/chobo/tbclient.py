@@ -25,6 +25,7 @@ from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
 import tigerbeetle as tb
 
 from .chobo import (
+    DONE_BEFORE,
     Balance,
     ChoboCancelledError,
     ChoboError,
@@ -66,6 +67,7 @@ from .tigerbeetle import (
     _kind_of,
     _layout,
     _link,
+    _laid_out_otherwise,
     _made_by_legacy,
     _tagged,
     _text,
@@ -335,10 +337,29 @@ class _TbFlows:
             )
         yield from self._ensure_flow(p)
         statuses = yield from self._send_chain_flow(p.chain)
+        if _laid_out_otherwise(p.chain, statuses) and (yield from self._same_calls_flow([p.chain]))[0]:
+            return DONE_BEFORE
         if _made_by_legacy(_kind_of(self.d, kind), statuses):
             again = plan(_as_legacy(self.d), self.tenant, kind, op, vals, self._tids).chain
             return read(again, (yield from self._send_chain_flow(again)))
         return read(p.chain, statuses)
+
+    def _same_calls_flow(self, chains: Sequence[Sequence[ChainEvent]]) -> _TbFlow[list[bool]]:
+        """For chains whose first event exists with other flags
+        (_laid_out_otherwise), whether each first event's record is the
+        same call: the same content and definition tag."""
+        ids = [c[0].transfer.id for c in chains]
+        found: dict[int, Transfer] = {}
+        for i in range(0, len(ids), MAX_EVENTS):
+            ans = yield Request("lookup_transfers", ids=tuple(ids[i : i + MAX_EVENTS]))
+            for t in ans.transfers:
+                found[t.id] = t
+        out = []
+        for c in chains:
+            rec = found.get(c[0].transfer.id)
+            first = c[0].transfer
+            out.append(rec is not None and rec.user_data_128 == first.user_data_128 and rec.user_data_64 == first.user_data_64)
+        return out
 
     def _held_flow(self, kind: int, key: Sequence[str]) -> _TbFlow[_HeldOf]:
         """What a hold holds, one amount per move; None when there is no
@@ -515,6 +536,7 @@ class _TbFlows:
                 out[i] = e
         # Every chain, in the order of the calls.
         again: list[int] = []
+        relaid: dict[int, list[int]] = {}
         order = [i for i in range(len(calls)) if i in chains]
         k = 0
         while k < len(order):
@@ -538,7 +560,9 @@ class _TbFlows:
                 mine = statuses[at : at + len(chains[i])]
                 at += len(chains[i])
                 try:
-                    if reads[i] == "result" and _made_by_legacy(_kind_of(self.d, calls[i].kind), mine):
+                    if reads[i] == "result" and _laid_out_otherwise(chains[i], mine):
+                        relaid[i] = mine
+                    elif reads[i] == "result" and _made_by_legacy(_kind_of(self.d, calls[i].kind), mine):
                         again.append(i)
                     elif reads[i] == "result":
                         out[i] = read(chains[i], mine)
@@ -548,6 +572,27 @@ class _TbFlows:
                         out[i] = _over_hold(read_status(mine))
                 except Exception as e:
                     out[i] = e
+        # The calls whose first event exists with other flags, judged by
+        # what they mean (_laid_out_otherwise): few, their first events
+        # looked up in one request.
+        if relaid:
+            which = list(relaid)
+            try:
+                same = yield from self._same_calls_flow([chains[i] for i in which])
+            except Exception as e:
+                for i in which:
+                    out[i] = e
+            else:
+                for i, same_call in zip(which, same):
+                    if same_call:
+                        out[i] = DONE_BEFORE
+                    elif _made_by_legacy(_kind_of(self.d, calls[i].kind), relaid[i]):
+                        again.append(i)
+                    else:
+                        try:
+                            out[i] = read(chains[i], relaid[i])
+                        except Exception as e:
+                            out[i] = e
         # The calls an earlier version made, sent again as it sent them:
         # few, one request each.
         for i in again:

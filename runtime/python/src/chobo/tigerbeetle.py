@@ -311,18 +311,24 @@ def _layout(d: Def, t: TransferKind) -> list[_Slot]:
 
 
 def _guarded(d: Def, t: TransferKind) -> bool:
-    """Whether a do or hold of t sends a key guard: when two events of its
-    chain or more may be refused by a bound. With one, a retry always
-    reaches that event again, and its used-up id answers id_already_failed;
-    with two, an earlier one could be refused first, by its own bound."""
+    """Whether a do or hold of t sends a key guard: when an event of its
+    chain other than the first may be refused by a bound, or two or more
+    may. The guard uses the first event's id up on a refusal, so a retry
+    is answered at the first event whatever bounds the chain keeps by
+    then: the move keeps its place and id when a deploy adds or removes
+    the events of a bound after it, where a later event's id may not be
+    sent again. A chain whose only refusable event is its first uses that
+    id up itself."""
     n = 0
-    for m in t.moves:
+    first = False
+    for i, m in enumerate(t.moves):
         lower = d.accounts[m.from_.account].lower
         if lower is not None:
             n += 2 if lower.value > 0 else 1  # the move, its probe, or its floor_take
+            first = first or (i == 0 and lower.value == 0)
         if d.accounts[m.to.account].upper is not None:
             n += 1  # room_take
-    return n >= 2
+    return n >= 2 or (n == 1 and not first)
 
 
 def _guard(first: int) -> ChainEvent:
@@ -408,6 +414,25 @@ def _tagged(t: TransferKind, tag: int) -> bool:
     """Whether a hold's event tagged with tag may be ended by the kind: its
     own tag, its legacy hash's, or none (a client that did not tag holds)."""
     return tag == 0 or tag == definition_tag(t.definition) or (t.legacy != "" and tag == definition_tag(t.legacy))
+
+
+def _laid_out_otherwise(chain: Sequence[ChainEvent], statuses: Sequence[int]) -> bool:
+    """Whether the answer to a do or hold chain says its first event exists
+    with other flags. A deploy that adds or removes the events keeping a
+    bound (a room, a floor, a probe) lays the chain out otherwise, and the
+    move goes alone or linked to the events after it: a retry of a call
+    made before meets its first event with other flags, which TigerBeetle
+    reports before any other field, whether or not the call means what the
+    first one meant. So that answer is judged by what the call means, as
+    the Go runtime does: the first event is looked up, and it is the same
+    call when the record carries this call's content (user_data_128) and
+    definition tag (user_data_64), done before."""
+    return (
+        bool(chain)
+        and bool(statuses)
+        and chain[0].role == "move"
+        and transfer_status(statuses[0]) == "exists_with_different_flags"
+    )
 
 
 def _made_by_legacy(t: TransferKind, statuses: Sequence[int]) -> bool:

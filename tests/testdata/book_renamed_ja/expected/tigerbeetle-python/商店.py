@@ -1416,18 +1416,24 @@ def _layout(d: Def, t: TransferKind) -> list[_Slot]:
 
 
 def _guarded(d: Def, t: TransferKind) -> bool:
-    """Whether a do or hold of t sends a key guard: when two events of its
-    chain or more may be refused by a bound. With one, a retry always
-    reaches that event again, and its used-up id answers id_already_failed;
-    with two, an earlier one could be refused first, by its own bound."""
+    """Whether a do or hold of t sends a key guard: when an event of its
+    chain other than the first may be refused by a bound, or two or more
+    may. The guard uses the first event's id up on a refusal, so a retry
+    is answered at the first event whatever bounds the chain keeps by
+    then: the move keeps its place and id when a deploy adds or removes
+    the events of a bound after it, where a later event's id may not be
+    sent again. A chain whose only refusable event is its first uses that
+    id up itself."""
     n = 0
-    for m in t.moves:
+    first = False
+    for i, m in enumerate(t.moves):
         lower = d.accounts[m.from_.account].lower
         if lower is not None:
             n += 2 if lower.value > 0 else 1  # the move, its probe, or its floor_take
+            first = first or (i == 0 and lower.value == 0)
         if d.accounts[m.to.account].upper is not None:
             n += 1  # room_take
-    return n >= 2
+    return n >= 2 or (n == 1 and not first)
 
 
 def _guard(first: int) -> ChainEvent:
@@ -1513,6 +1519,25 @@ def _tagged(t: TransferKind, tag: int) -> bool:
     """Whether a hold's event tagged with tag may be ended by the kind: its
     own tag, its legacy hash's, or none (a client that did not tag holds)."""
     return tag == 0 or tag == definition_tag(t.definition) or (t.legacy != "" and tag == definition_tag(t.legacy))
+
+
+def _laid_out_otherwise(chain: Sequence[ChainEvent], statuses: Sequence[int]) -> bool:
+    """Whether the answer to a do or hold chain says its first event exists
+    with other flags. A deploy that adds or removes the events keeping a
+    bound (a room, a floor, a probe) lays the chain out otherwise, and the
+    move goes alone or linked to the events after it: a retry of a call
+    made before meets its first event with other flags, which TigerBeetle
+    reports before any other field, whether or not the call means what the
+    first one meant. So that answer is judged by what the call means, as
+    the Go runtime does: the first event is looked up, and it is the same
+    call when the record carries this call's content (user_data_128) and
+    definition tag (user_data_64), done before."""
+    return (
+        bool(chain)
+        and bool(statuses)
+        and chain[0].role == "move"
+        and transfer_status(statuses[0]) == "exists_with_different_flags"
+    )
 
 
 def _made_by_legacy(t: TransferKind, statuses: Sequence[int]) -> bool:
@@ -2203,10 +2228,29 @@ class _TbFlows:
             )
         yield from self._ensure_flow(p)
         statuses = yield from self._send_chain_flow(p.chain)
+        if _laid_out_otherwise(p.chain, statuses) and (yield from self._same_calls_flow([p.chain]))[0]:
+            return DONE_BEFORE
         if _made_by_legacy(_kind_of(self.d, kind), statuses):
             again = plan(_as_legacy(self.d), self.tenant, kind, op, vals, self._tids).chain
             return read(again, (yield from self._send_chain_flow(again)))
         return read(p.chain, statuses)
+
+    def _same_calls_flow(self, chains: Sequence[Sequence[ChainEvent]]) -> _TbFlow[list[bool]]:
+        """For chains whose first event exists with other flags
+        (_laid_out_otherwise), whether each first event's record is the
+        same call: the same content and definition tag."""
+        ids = [c[0].transfer.id for c in chains]
+        found: dict[int, Transfer] = {}
+        for i in range(0, len(ids), MAX_EVENTS):
+            ans = yield Request("lookup_transfers", ids=tuple(ids[i : i + MAX_EVENTS]))
+            for t in ans.transfers:
+                found[t.id] = t
+        out = []
+        for c in chains:
+            rec = found.get(c[0].transfer.id)
+            first = c[0].transfer
+            out.append(rec is not None and rec.user_data_128 == first.user_data_128 and rec.user_data_64 == first.user_data_64)
+        return out
 
     def _held_flow(self, kind: int, key: Sequence[str]) -> _TbFlow[_HeldOf]:
         """What a hold holds, one amount per move; None when there is no
@@ -2383,6 +2427,7 @@ class _TbFlows:
                 out[i] = e
         # Every chain, in the order of the calls.
         again: list[int] = []
+        relaid: dict[int, list[int]] = {}
         order = [i for i in range(len(calls)) if i in chains]
         k = 0
         while k < len(order):
@@ -2406,7 +2451,9 @@ class _TbFlows:
                 mine = statuses[at : at + len(chains[i])]
                 at += len(chains[i])
                 try:
-                    if reads[i] == "result" and _made_by_legacy(_kind_of(self.d, calls[i].kind), mine):
+                    if reads[i] == "result" and _laid_out_otherwise(chains[i], mine):
+                        relaid[i] = mine
+                    elif reads[i] == "result" and _made_by_legacy(_kind_of(self.d, calls[i].kind), mine):
                         again.append(i)
                     elif reads[i] == "result":
                         out[i] = read(chains[i], mine)
@@ -2416,6 +2463,27 @@ class _TbFlows:
                         out[i] = _over_hold(read_status(mine))
                 except Exception as e:
                     out[i] = e
+        # The calls whose first event exists with other flags, judged by
+        # what they mean (_laid_out_otherwise): few, their first events
+        # looked up in one request.
+        if relaid:
+            which = list(relaid)
+            try:
+                same = yield from self._same_calls_flow([chains[i] for i in which])
+            except Exception as e:
+                for i in which:
+                    out[i] = e
+            else:
+                for i, same_call in zip(which, same):
+                    if same_call:
+                        out[i] = DONE_BEFORE
+                    elif _made_by_legacy(_kind_of(self.d, calls[i].kind), relaid[i]):
+                        again.append(i)
+                    else:
+                        try:
+                            out[i] = read(chains[i], relaid[i])
+                        except Exception as e:
+                            out[i] = e
         # The calls an earlier version made, sent again as it sent them:
         # few, one request each.
         for i in again:

@@ -1278,24 +1278,29 @@ function layout(d: Def, t: TransferKind): Slot[] {
 }
 
 /**
- * guarded says whether a do or hold of t sends a key guard: when two
- * events of its chain or more may be refused by a bound. With one, a retry
- * always reaches that event again, and its used-up id answers
- * id_already_failed; with two, an earlier one could be refused first, by
- * its own bound.
+ * guarded says whether a do or hold of t sends a key guard: when an event
+ * of its chain other than the first may be refused by a bound, or two or
+ * more may. The guard uses the first event's id up on a refusal, so a
+ * retry is answered at the first event whatever bounds the chain keeps by
+ * then: the move keeps its place and id when a deploy adds or removes the
+ * events of a bound after it, where a later event's id may not be sent
+ * again. A chain whose only refusable event is its first uses that id up
+ * itself.
  */
 function guarded(d: Def, t: TransferKind): boolean {
   let n = 0;
-  for (const m of t.moves) {
+  let first = false;
+  t.moves.forEach((m, i) => {
     const lower = d.accounts[m.from.account]!.lower;
     if (lower !== null) {
       n += lower.value > 0n ? 2 : 1; // the move, its probe, or its floor_take
+      first ||= i === 0 && lower.value === 0n;
     }
     if (d.accounts[m.to.account]!.upper !== null) {
       n++; // room_take
     }
-  }
-  return n >= 2;
+  });
+  return n >= 2 || (n === 1 && !first);
 }
 
 /**
@@ -1399,6 +1404,22 @@ export function definitionTag(definition: string): bigint {
  */
 function tagged(t: TransferKind, tag: bigint): boolean {
   return tag === 0n || tag === definitionTag(t.definition) || (t.legacy !== undefined && t.legacy !== "" && tag === definitionTag(t.legacy));
+}
+
+/**
+ * laidOutOtherwise reports whether the answer to a do or hold chain says
+ * its first event exists with other flags. A deploy that adds or removes
+ * the events keeping a bound (a room, a floor, a probe) lays the chain out
+ * otherwise, and the move goes alone or linked to the events after it: a
+ * retry of a call made before meets its first event with other flags,
+ * which TigerBeetle reports before any other field, whether or not the
+ * call means what the first one meant. So that answer is judged by what
+ * the call means, as the Go runtime does: the first event is looked up,
+ * and it is the same call when the record carries this call's content
+ * (user_data_128) and definition tag (user_data_64), done before.
+ */
+function laidOutOtherwise(chain: readonly ChainEvent[], statuses: readonly number[]): boolean {
+  return chain.length > 0 && statuses.length > 0 && chain[0]!.role === "move" && transferStatus(statuses[0]!) === "exists_with_different_flags";
 }
 
 /**
@@ -1947,11 +1968,33 @@ export class TigerBeetleBook {
     }
     await this.#ensure(p);
     const st = await this.#sendChain(p.chain);
+    if (laidOutOtherwise(p.chain, st) && (await this.#sameCalls([p.chain]))[0]) {
+      return { result: "done_before" } as ResultOf<R>;
+    }
     if (madeByLegacy(kindOf(this.def, kind), st)) {
       const again = plan(asLegacy(this.def), this.tenant, kind, op, vals, this.#tids).chain;
       return read<R>(again, await this.#sendChain(again));
     }
     return read<R>(p.chain, st);
+  }
+
+  /**
+   * sameCalls reports, for chains whose first event exists with other
+   * flags (laidOutOtherwise), whether each first event's record is the same
+   * call: the same content and definition tag.
+   */
+  async #sameCalls(chains: readonly (readonly ChainEvent[])[]): Promise<boolean[]> {
+    const ids = chains.map((c) => c[0]!.transfer.id);
+    const found = new Map<bigint, TigerBeetleTransfer>();
+    for (let k = 0; k < ids.length; k += MAX_EVENTS) {
+      for (const t of await withTimeout(this.#client.lookupTransfers(ids.slice(k, k + MAX_EVENTS)), this.#timeoutMs, "TigerBeetle lookup_transfers")) {
+        found.set(t.id, t);
+      }
+    }
+    return chains.map((c) => {
+      const t = found.get(c[0]!.transfer.id);
+      return t !== undefined && t.user_data_128 === c[0]!.transfer.user_data_128 && t.user_data_64 === c[0]!.transfer.user_data_64;
+    });
   }
 
   /**
@@ -2193,6 +2236,7 @@ export class TigerBeetleBook {
     }
     // Every chain, in the order of the calls.
     const again: number[] = [];
+    const relaid = new Map<number, number[]>();
     const order = calls.flatMap((_, i) => (chains.has(i) ? [i] : []));
     for (let k = 0; k < order.length; ) {
       const batch = [order[k]!];
@@ -2219,12 +2263,43 @@ export class TigerBeetleBook {
         at += chain.length;
         try {
           const how = reads.get(i);
+          if (how === "result" && laidOutOtherwise(chain, mine)) {
+            relaid.set(i, mine);
+            continue;
+          }
           if (how === "result" && madeByLegacy(kindOf(this.def, calls[i]!.kind), mine)) {
             again.push(i);
             continue;
           }
           out[i] = how === "result" ? read<R>(chain, mine) : how === "state" ? readStatus(mine) : overHold<R>(readStatus(mine));
         } catch (err) {
+          out[i] = asError(err);
+        }
+      }
+    }
+    // The calls whose first event exists with other flags, judged by what
+    // they mean (laidOutOtherwise): few, their first events looked up in
+    // one request.
+    if (relaid.size > 0) {
+      const which = [...relaid.keys()];
+      try {
+        const same = await this.#sameCalls(which.map((i) => chains.get(i)!));
+        which.forEach((i, n) => {
+          const mine = relaid.get(i)!;
+          if (same[n]) {
+            out[i] = { result: "done_before" } as ResultOf<R>;
+          } else if (madeByLegacy(kindOf(this.def, calls[i]!.kind), mine)) {
+            again.push(i);
+          } else {
+            try {
+              out[i] = read<R>(chains.get(i)!, mine);
+            } catch (err) {
+              out[i] = asError(err);
+            }
+          }
+        });
+      } catch (err) {
+        for (const i of which) {
           out[i] = asError(err);
         }
       }
