@@ -280,6 +280,29 @@ test("a hold carries its definition, and another definition neither posts nor vo
   assert.deepEqual(await new TigerBeetleBook(client, def).void(0, ["A"]), { result: "done" });
 });
 
+// failLinked is what TigerBeetle answers to ts, whose events alone would
+// answer st: a failed event fails the rest of its linked chain (a chain
+// runs to the first event without the linked flag, 1), and no other; the
+// events created are kept in stored.
+function failLinked(ts: TigerBeetleTransfer[], st: number[], stored: Map<bigint, TigerBeetleTransfer>): number[] {
+  const LF = Number(CreateTransferStatus.linked_event_failed);
+  const out = [...st];
+  for (let start = 0; start < ts.length; ) {
+    let end = start;
+    while ((ts[end]!.flags & 1) !== 0) {
+      end++;
+    }
+    if (st.slice(start, end + 1).some((s) => s !== CREATED)) {
+      for (let i = start; i <= end; i++) {
+        out[i] = st[i] === CREATED ? LF : st[i]!;
+      }
+    }
+    start = end + 1;
+  }
+  ts.forEach((t, i) => { if (out[i] === CREATED) stored.set(t.id, t); });
+  return out;
+}
+
 test("a retry across a deploy that lays the chain out otherwise answers by what the call means", async () => {
   // Before: a stock kept at 0 or more by its flag alone, so a loop is its
   // move alone; after: the probe and rooms of def follow it, linked.
@@ -288,7 +311,6 @@ test("a retry across a deploy that lays the chain out otherwise answers by what 
   // As TigerBeetle answers: an id there already is compared flags first;
   // a failed event fails its linked chain.
   const stored = new Map<bigint, TigerBeetleTransfer>();
-  const LF = Number(CreateTransferStatus.linked_event_failed);
   const { client, sent } = fake((ts) => {
     const st = ts.map((t) => {
       const had = stored.get(t.id);
@@ -303,21 +325,7 @@ test("a retry across a deploy that lays the chain out otherwise answers by what 
       }
       return had.user_data_128 === t.user_data_128 ? Number(CreateTransferStatus.exists) : Number(CreateTransferStatus.exists_with_different_user_data_128);
     });
-    const out = [...st];
-    for (let start = 0; start < ts.length; ) {
-      let end = start;
-      while ((ts[end]!.flags & 1) !== 0) {
-        end++;
-      }
-      if (st.slice(start, end + 1).some((s) => s !== CREATED)) {
-        for (let i = start; i <= end; i++) {
-          out[i] = st[i] === CREATED ? LF : st[i]!;
-        }
-      }
-      start = end + 1;
-    }
-    ts.forEach((t, i) => { if (out[i] === CREATED) stored.set(t.id, t); });
-    return out;
+    return failLinked(ts, st, stored);
   });
   assert.deepEqual(await new TigerBeetleBook(client, before).call(1, "do", ["A", "B"]), { result: "done" });
   const after = new TigerBeetleBook(client, def);
@@ -338,7 +346,6 @@ test("a hold and a call made under the kind's legacy hash are this kind's", asyn
   // As TigerBeetle answers: an id there already with the same content is
   // exists, with another exists_with_different_user_data_128; a failed
   // event fails its linked chain, and no other.
-  const LF = Number(CreateTransferStatus.linked_event_failed);
   const { client, sent } = fake((ts) => {
     const st = ts.map((t) => {
       const had = stored.get(t.id);
@@ -351,22 +358,7 @@ test("a hold and a call made under the kind's legacy hash are this kind's", asyn
       return had.user_data_128 === t.user_data_128 && had.user_data_64 === t.user_data_64 ? Number(CreateTransferStatus.exists)
         : Number(CreateTransferStatus.exists_with_different_user_data_128);
     });
-    // A chain runs to the first event without the linked flag (1).
-    const out = [...st];
-    for (let start = 0; start < ts.length; ) {
-      let end = start;
-      while ((ts[end]!.flags & 1) !== 0) {
-        end++;
-      }
-      if (st.slice(start, end + 1).some((s) => s !== CREATED)) {
-        for (let i = start; i <= end; i++) {
-          out[i] = st[i] === CREATED ? LF : st[i]!;
-        }
-      }
-      start = end + 1;
-    }
-    ts.forEach((t, i) => { if (out[i] === CREATED) stored.set(t.id, t); });
-    return out;
+    return failLinked(ts, st, stored);
   });
   const stored = new Map<bigint, TigerBeetleTransfer>();
   const before = new TigerBeetleBook(client, old);
