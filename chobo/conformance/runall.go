@@ -153,6 +153,37 @@ func RunAll(t Reporter, jobs []Job) Stats {
 	return all.stats
 }
 
+// deployingOf is what j needs to run its deploy steps, nil when it has
+// none; ok is false when j is not to run, which it has said.
+func (a *runAll) deployingOf(j Job, orig *book.Book) (dep *deploying, ok bool) {
+	if !hasDeploys(j.Scenario) {
+		return nil, true
+	}
+	if why := a.deployRefused(j); why != "" {
+		// Never a silent skip: the log says which scenario and why.
+		a.t.Logf("SKIP: %s %q: not run: it deploys new versions of the book: %s", j.where(), j.Scenario.Name, why)
+		a.skippedDeploy()
+		return nil, false
+	}
+	dep = &deploying{be: j.Backend.(Deployer), first: j.Versions[orig], byCopy: map[*book.Book]*Version{}}
+	if dep.first == nil {
+		a.t.Errorf("%s %q: not run: no test copy of the book's first version (conformance.LoadDeploys makes one)", j.where(), j.Scenario.Name)
+		a.fail()
+		return nil, false
+	}
+	for _, v := range j.Versions {
+		dep.byCopy[v.Copy] = v
+	}
+	return dep, true
+}
+
+// skippedDeploy counts a scenario a deploy kept from running.
+func (a *runAll) skippedDeploy() {
+	a.mu.Lock()
+	a.stats.DeploysSkipped++
+	a.mu.Unlock()
+}
+
 // deployRefused is why j's backend cannot run the deploy steps of its
 // scenario, or "" when it can.
 func (a *runAll) deployRefused(j Job) string {
@@ -200,25 +231,9 @@ func (a *runAll) job(ctx context.Context, j Job) {
 	if orig == nil {
 		orig = j.Book
 	}
-	var dep *deploying
-	if hasDeploys(j.Scenario) {
-		if why := a.deployRefused(j); why != "" {
-			// Never a silent skip: the log says which scenario and why.
-			a.t.Logf("SKIP: %s %q: not run: it deploys new versions of the book: %s", j.where(), j.Scenario.Name, why)
-			a.mu.Lock()
-			a.stats.DeploysSkipped++
-			a.mu.Unlock()
-			return
-		}
-		dep = &deploying{be: j.Backend.(Deployer), first: j.Versions[orig], byCopy: map[*book.Book]*Version{}}
-		if dep.first == nil {
-			a.t.Errorf("%s %q: not run: no test copy of the book's first version (conformance.LoadDeploys makes one)", j.where(), j.Scenario.Name)
-			a.fail()
-			return
-		}
-		for _, v := range j.Versions {
-			dep.byCopy[v.Copy] = v
-		}
+	dep, ok := a.deployingOf(j, orig)
+	if !ok {
+		return
 	}
 	sc, err := scale(orig, j.Book, j.Versions, j.Scenario)
 	if err != nil {
@@ -263,9 +278,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 		var notRun *DeployNotRun
 		if errors.As(err, &notRun) {
 			a.t.Logf("SKIP: %s %q: not run to its end: %v", j.where(), j.Scenario.Name, err)
-			a.mu.Lock()
-			a.stats.DeploysSkipped++
-			a.mu.Unlock()
+			a.skippedDeploy()
 			return
 		}
 		if err != nil {
