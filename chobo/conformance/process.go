@@ -831,12 +831,7 @@ func (t *TigerBeetleDrivers) migrate(ctx context.Context, v *Version) error {
 		}
 		r, err := chobotb.Migrate(ctx, c, def, chobotb.MigrateOptions{Version: v.Copy.Version, Tenants: []string{tenant}})
 		if errors.Is(err, chobotb.ErrLeft) {
-			var left []string
-			for _, l := range r.Left {
-				left = append(left, l.String())
-			}
-			return &DeployNotRun{Why: fmt.Sprintf("the migration to %s left accounts on the bound they had, where the interpreter holds them to the new one: %s",
-				v.File, strings.Join(left, "; "))}
+			return leftOnOldBound(v, r.Left)
 		}
 		if err != nil {
 			return fmt.Errorf("migrating to %s: %w", v.File, err)
