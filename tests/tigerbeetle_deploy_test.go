@@ -69,12 +69,6 @@ const shelvesDeploys = `[{"name": "a raised floor", "steps": [
   {"op": "keep.post", "args": {"order": "h-3"}, "expect": "refused: expired"}
 ]}]`
 
-// derivesVersions reports whether sc deploys a version derived from the
-// one in place, as the generated bound-change families do.
-func derivesVersions(sc scenario.Scenario) bool {
-	return slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Deploy != nil && st.Deploy.File == "" })
-}
-
 // countersV1 is a book without holds whose one-move chains its next
 // versions lay out otherwise: the upper bound goes and the lower bound
 // moves from 0 to 1 (counters_v2.book), then the upper bound comes back
@@ -198,7 +192,7 @@ func TestTigerBeetleDeploysInProcess(t *testing.T) {
 					continue // the book's other scenarios run in the conformance tests
 				}
 				j.Pair = pair
-				if derivesVersions(j.Scenario) {
+				if j.Scenario.Derives() {
 					families = append(families, j)
 					continue
 				}

@@ -12,7 +12,6 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/interp"
-	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
@@ -330,7 +329,7 @@ func deployOn(t *testing.T, first string, versions map[string]string, sc string)
 	var jobs []Job
 	for _, j := range l.Jobs("shelves.book", be, func(i int) string { return fmt.Sprintf("t%d", i) }) {
 		// sc alone: the generated families deploy too.
-		if hasDeploys(j.Scenario) && !slices.ContainsFunc(j.Scenario.Steps, func(st scenario.Step) bool { return st.Deploy != nil && st.Deploy.File == "" }) {
+		if hasDeploys(j.Scenario) && !j.Scenario.Derives() {
 			j.Pair = "model"
 			jobs = append(jobs, j)
 		}

@@ -207,7 +207,7 @@ func (l *Loaded) WithoutDerived() *Loaded {
 	out.Scenarios = nil
 	keep := map[*book.Book]bool{l.Book: true}
 	for _, sc := range l.Scenarios {
-		if slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Deploy != nil && st.Deploy.File == "" }) {
+		if sc.Derives() {
 			continue
 		}
 		for _, st := range sc.Steps {

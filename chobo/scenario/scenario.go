@@ -45,6 +45,17 @@ func (sc Scenario) Title(lang diag.Lang) string {
 	return diag.T(sc.Name, sc.TitleJa).In(lang)
 }
 
+// Derives says whether the scenario deploys a version it derives from
+// the one in place by changing bounds, rather than one a file holds.
+func (sc Scenario) Derives() bool {
+	for _, st := range sc.Steps {
+		if st.Deploy != nil && st.Deploy.File == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // Reads says whether the scenario holds a read step.
 func (sc Scenario) Reads() bool {
 	for _, st := range sc.Steps {
