@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/doc"
@@ -30,34 +31,9 @@ func runDoc(inv *Invocation) int {
 	}
 	// The team's scenarios are read before anything is written: a file
 	// that cannot be read or run stops the page.
-	var own []doc.OwnFile
-	for _, path := range inv.Lists["scenario"] {
-		data, err := env.ReadFile(path)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(cannotRead("doc", path, err).In(inv.Lang)))
-			return ExitUsage
-		}
-		scs, err := scenario.Read(res.Book, data)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "chobo doc: %s: %s\n", diag.Printable(path), diag.Printable(textOf(err).In(inv.Lang)))
-			return ExitError
-		}
-		// A page shows the scenarios the conformance test runs: one it
-		// cannot run is refused as `chobo run` refuses it.
-		for i, sc := range scs {
-			outs, _, err := scenario.Explore(res.Book, sc, scenario.Budget)
-			if err == nil {
-				_, err = scenario.Timing(sc, outs)
-			}
-			if err != nil {
-				t := textOf(err)
-				fmt.Fprintf(env.Stderr, "chobo doc: %s: %s\n", diag.Printable(path), diag.Printable(diag.T(
-					fmt.Sprintf("scenario %d: %q: %s", i+1, sc.Name, t.En),
-					fmt.Sprintf("シナリオ %d: %q: %s", i+1, sc.Name, t.Ja)).In(inv.Lang)))
-				return ExitError
-			}
-		}
-		own = append(own, doc.OwnFile{File: path, Scenarios: scs})
+	own, code := ownScenarios(inv, res.Book)
+	if code != ExitOK {
+		return code
 	}
 	page, err := doc.Build(res.Book, res.Diags, *res.Report, own, inv.Lang)
 	if err != nil {
@@ -95,4 +71,40 @@ func runDoc(inv *Invocation) int {
 	}
 	fmt.Fprintln(env.Stderr, path)
 	return ExitOK
+}
+
+// ownScenarios reads the scenario files given with --scenario; on a file
+// that cannot be read or run, it says why and gives the exit code.
+func ownScenarios(inv *Invocation, b *book.Book) ([]doc.OwnFile, int) {
+	env := inv.Env
+	var own []doc.OwnFile
+	for _, path := range inv.Lists["scenario"] {
+		data, err := env.ReadFile(path)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(cannotRead("doc", path, err).In(inv.Lang)))
+			return nil, ExitUsage
+		}
+		scs, err := scenario.Read(b, data)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "chobo doc: %s: %s\n", diag.Printable(path), diag.Printable(textOf(err).In(inv.Lang)))
+			return nil, ExitError
+		}
+		// A page shows the scenarios the conformance test runs: one it
+		// cannot run is refused as `chobo run` refuses it.
+		for i, sc := range scs {
+			outs, _, err := scenario.Explore(b, sc, scenario.Budget)
+			if err == nil {
+				_, err = scenario.Timing(sc, outs)
+			}
+			if err != nil {
+				t := textOf(err)
+				fmt.Fprintf(env.Stderr, "chobo doc: %s: %s\n", diag.Printable(path), diag.Printable(diag.T(
+					fmt.Sprintf("scenario %d: %q: %s", i+1, sc.Name, t.En),
+					fmt.Sprintf("シナリオ %d: %q: %s", i+1, sc.Name, t.Ja)).In(inv.Lang)))
+				return nil, ExitError
+			}
+		}
+		own = append(own, doc.OwnFile{File: path, Scenarios: scs})
+	}
+	return own, ExitOK
 }

@@ -208,20 +208,8 @@ const markGuard = 3 * time.Millisecond
 // when it is not scaled).
 func run1(ctx context.Context, be Backend, sc, orig scenario.Scenario, tenant string, bulk BulkCaller, dep *deploying) (o Observed, late bool, err error) {
 	o = Observed{Reads: map[int]*ReadAnswer{}}
-	for i, st := range sc.Steps {
-		if st.Deploy != nil && dep == nil {
-			// A run builds and loads one version of the book.
-			return o, false, fmt.Errorf("step %d: a deploy step cannot run on a backend: the run loads one version of the book", i+1)
-		}
-		if st.Deploy != nil && dep.byCopy[st.Deploy.Book] == nil {
-			return o, false, fmt.Errorf("step %d: deploy %q: the scenario is not scaled to the test copy of that version", i+1, st.Deploy.File)
-		}
-		if isPass(st) && (st.Pass < 0 || st.Pass > maxPass) {
-			return o, false, fmt.Errorf("step %d: a pass of %s would be waited out in real time: scale the scenario to the test copy first (conformance.Scale)", i+1, st.PassText)
-		}
-	}
-	if len(orig.Steps) != len(sc.Steps) {
-		return o, false, fmt.Errorf("the scenario as written has %d steps, scaled %d", len(orig.Steps), len(sc.Steps))
+	if err := runnable(sc, orig, dep); err != nil {
+		return o, false, err
 	}
 	if dep != nil && hasDeploys(sc) {
 		// The backend may hold the last version another run deployed:
@@ -292,9 +280,15 @@ func run1(ctx context.Context, be Backend, sc, orig scenario.Scenario, tenant st
 		return o, r.late, err
 	}
 	r.checkLate()
-	accounts, holds, err := be.Ledger(ctx, tenant)
+	o.Accounts, o.Holds, err = r.ledger()
+	return o, r.late, err
+}
+
+// ledger reads the accounts and holds the run's tenant ends with, sorted.
+func (r *run) ledger() (accounts, holds []string, err error) {
+	accounts, holds, err = r.be.Ledger(r.ctx, r.tenant)
 	if err != nil {
-		return o, r.late, err
+		return nil, nil, err
 	}
 	// The ledger is read in several requests: the last may come after a
 	// deadline the first was well before.
@@ -303,8 +297,27 @@ func run1(ctx context.Context, be Backend, sc, orig scenario.Scenario, tenant st
 	r.mu.Unlock()
 	slices.Sort(accounts)
 	slices.Sort(holds)
-	o.Accounts, o.Holds = accounts, holds
-	return o, r.late, nil
+	return accounts, holds, nil
+}
+
+// runnable says why sc cannot be run as it stands, if it cannot.
+func runnable(sc, orig scenario.Scenario, dep *deploying) error {
+	for i, st := range sc.Steps {
+		if st.Deploy != nil && dep == nil {
+			// A run builds and loads one version of the book.
+			return fmt.Errorf("step %d: a deploy step cannot run on a backend: the run loads one version of the book", i+1)
+		}
+		if st.Deploy != nil && dep.byCopy[st.Deploy.Book] == nil {
+			return fmt.Errorf("step %d: deploy %q: the scenario is not scaled to the test copy of that version", i+1, st.Deploy.File)
+		}
+		if isPass(st) && (st.Pass < 0 || st.Pass > maxPass) {
+			return fmt.Errorf("step %d: a pass of %s would be waited out in real time: scale the scenario to the test copy first (conformance.Scale)", i+1, st.PassText)
+		}
+	}
+	if len(orig.Steps) != len(sc.Steps) {
+		return fmt.Errorf("the scenario as written has %d steps, scaled %d", len(orig.Steps), len(sc.Steps))
+	}
+	return nil
 }
 
 // run is one scenario on its way through a backend. The callers of a

@@ -268,22 +268,49 @@ func (a *runAll) job(ctx context.Context, j Job) {
 		writtenRefs = scenario.Run(orig, written)
 		readRef = writtenRefs[0].Reads
 	}
+	got, bad, ended := a.attempts(ctx, j, sc, bulk, dep, refs, readRef)
+	if ended {
+		return
+	}
+	if a.expectations(j, written, writtenRefs, got) {
+		bad = true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stats.Total++
+	a.stats.Deploys += got.Deploys
+	if bad {
+		a.stats.Failed++
+	}
+	for _, st := range j.Scenario.Steps {
+		if st.Together != nil {
+			a.stats.Together++
+			break
+		}
+	}
+}
+
+// attempts runs sc on j's backend, again on a new tenant when it came
+// late and differs, and reports how it differs from the interpreter
+// (refs, and readRef for its reads). ended: the job was reported as not
+// run or failed already, and has nothing more to check.
+func (a *runAll) attempts(ctx context.Context, j Job, sc scenario.Scenario, bulk BulkCaller, dep *deploying,
+	refs []scenario.Outcome, readRef map[int]*scenario.ReadResult) (got Observed, bad, ended bool) {
 	tenant := j.Tenant
-	var got Observed
 	var readsBad []string
-	bad := false
 	for attempt := 1; ; attempt++ {
 		var late bool
+		var err error
 		got, late, err = run1(ctx, j.Backend, sc, j.Scenario, tenant, bulk, dep)
 		var notRun *DeployNotRun
 		if errors.As(err, &notRun) {
 			a.t.Logf("SKIP: %s %q: not run to its end: %v", j.where(), j.Scenario.Name, err)
 			a.skippedDeploy()
-			return
+			return got, false, true
 		}
 		if err != nil {
 			a.failed(j, err)
-			return
+			return got, false, true
 		}
 		var readsSkipped []string
 		var compared int
@@ -327,22 +354,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 		bad = true
 		break
 	}
-	if a.expectations(j, written, writtenRefs, got) {
-		bad = true
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.stats.Total++
-	a.stats.Deploys += got.Deploys
-	if bad {
-		a.stats.Failed++
-	}
-	for _, st := range j.Scenario.Steps {
-		if st.Together != nil {
-			a.stats.Together++
-			break
-		}
-	}
+	return got, bad, false
 }
 
 // expectations reports the `expect` and `outcomes` of a scenario that

@@ -226,27 +226,9 @@ func (g *gen) holdHistory(t *book.Transfer) bool {
 	}
 	var stages, stagesJa []string
 	stages, stagesJa = append(stages, "a hold posted in full"), append(stagesJa, "全額を確定した仮押さえ")
-	if amounts := t.PostAmounts(); len(amounts) > 0 {
-		h := plusOne(g.another(first, ref))
-		part := search.KeyCall(h, book.Post)
-		part.Amounts = map[string]int64{}
-		for _, a := range amounts {
-			part.Amounts[a.Name] = h.Amounts[a.Name] - 1
-		}
-		if s, ok := g.then(steps, h); ok {
-			if s, ok = g.then(s, part); ok {
-				steps = s
-				stages, stagesJa = append(stages, "one posted in part"), append(stagesJa, "一部を確定した仮押さえ")
-			}
-		}
-	}
-	voided := g.another(first, ref)
-	if s, ok := g.then(steps, voided); ok {
-		if s, ok = g.then(s, search.KeyCall(voided, book.Void)); ok {
-			steps = s
-			stages, stagesJa = append(stages, "one voided"), append(stagesJa, "取り消した仮押さえ")
-		}
-	}
+	var en, ja []string
+	steps, en, ja = g.endedEarly(t, first, ref, steps)
+	stages, stagesJa = append(stages, en...), append(stagesJa, ja...)
 	last := g.another(first, ref)
 	var lastOK bool
 	if steps, lastOK = g.then(steps, last); !lastOK {
@@ -298,6 +280,35 @@ func (g *gen) holdHistory(t *book.Transfer) bool {
 		}
 		return containsAll(lines, want)
 	})
+}
+
+// endedEarly adds to steps, where it can, a hold of t posted in part
+// (where t's moves take amounts) and one voided, each beside first; it
+// gives the steps and the names of what it added.
+func (g *gen) endedEarly(t *book.Transfer, first interp.Call, ref book.AccountRef, steps []search.Step) ([]search.Step, []string, []string) {
+	var en, ja []string
+	if amounts := t.PostAmounts(); len(amounts) > 0 {
+		h := plusOne(g.another(first, ref))
+		part := search.KeyCall(h, book.Post)
+		part.Amounts = map[string]int64{}
+		for _, a := range amounts {
+			part.Amounts[a.Name] = h.Amounts[a.Name] - 1
+		}
+		if s, ok := g.then(steps, h); ok {
+			if s, ok = g.then(s, part); ok {
+				steps = s
+				en, ja = append(en, "one posted in part"), append(ja, "一部を確定した仮押さえ")
+			}
+		}
+	}
+	voided := g.another(first, ref)
+	if s, ok := g.then(steps, voided); ok {
+		if s, ok = g.then(s, search.KeyCall(voided, book.Void)); ok {
+			steps = s
+			en, ja = append(en, "one voided"), append(ja, "取り消した仮押さえ")
+		}
+	}
+	return steps, en, ja
 }
 
 // doHistory: a successful call of every transfer that posts at once,
@@ -467,6 +478,42 @@ type callKey struct {
 	key []string
 }
 
+// fullest is the step of the statement, among the n read from step at
+// on, that has most to show: one where a page can end inside a call
+// first, then the longest; -1 when one of them failed.
+func fullest(reads map[int]*ReadResult, at, n int) int {
+	whole, split := -1, false
+	for i := range n {
+		got := reads[at+i]
+		if got == nil || got.Failed != "" {
+			return -1
+		}
+		inside := len(got.Entries) > 1 && splitInside(got.Entries)
+		if whole < 0 || (inside && !split) || (inside == split && len(got.Entries) > len(reads[whole].Entries)) {
+			whole, split = at+i, inside
+		}
+	}
+	return whole
+}
+
+// kindsToRead are the transfer kinds a statement is read by: the first
+// kind it shows, then a second one it shows, or else one of the book's
+// it does not.
+func kindsToRead(b *book.Book, st *ReadResult) []*book.Transfer {
+	var kinds []*book.Transfer
+	for _, e := range st.Entries {
+		if !slices.Contains(kinds, e.Call.Transfer) {
+			kinds = append(kinds, e.Call.Transfer)
+		}
+	}
+	if len(kinds) == 1 {
+		if o := otherKind(b, kinds[0]); o != nil {
+			kinds = append(kinds, o)
+		}
+	}
+	return kinds[:min(2, len(kinds))]
+}
+
 // addReads adds the reads to the calls of a history family and keeps
 // the scenario when every read runs, it keeps the rule of Timing, and
 // shows approves of the whole statement of the account read every way.
@@ -487,16 +534,9 @@ func (g *gen) addReads(sc Scenario, calls []Step, r historyReads, shows func(lin
 	// The statements as a whole tell which account has most to show and
 	// where a page can end inside a call.
 	outs := Run(g.b, renamed(Scenario{Steps: steps}))
-	whole, split := -1, false
-	for i := range r.accs {
-		got := outs[0].Reads[len(calls)+i]
-		if got == nil || got.Failed != "" {
-			return false
-		}
-		inside := len(got.Entries) > 1 && splitInside(got.Entries)
-		if whole < 0 || (inside && !split) || (inside == split && len(got.Entries) > len(outs[0].Reads[whole].Entries)) {
-			whole, split = len(calls)+i, inside
-		}
+	whole := fullest(outs[0].Reads, len(calls), len(r.accs))
+	if whole < 0 {
+		return false
 	}
 	first := outs[0].Reads[whole]
 	if len(first.Entries) < 2 {
@@ -522,20 +562,7 @@ func (g *gen) addReads(sc Scenario, calls []Step, r historyReads, shows func(lin
 		until := r.until
 		steps = append(steps, read(ReadStep{Kind: ReadStatement, From: r.passed, FromText: passed, To: &until, ToText: syntax.FormatDuration(until)}))
 	}
-	// By kind: the first kind the statement shows, then a second one it
-	// shows, or else one of the book's it does not.
-	var kinds []*book.Transfer
-	for _, e := range first.Entries {
-		if !slices.Contains(kinds, e.Call.Transfer) {
-			kinds = append(kinds, e.Call.Transfer)
-		}
-	}
-	if len(kinds) == 1 {
-		if o := otherKind(g.b, kinds[0]); o != nil {
-			kinds = append(kinds, o)
-		}
-	}
-	for _, k := range kinds[:min(2, len(kinds))] {
+	for _, k := range kindsToRead(g.b, first) {
 		steps = append(steps, read(ReadStep{Kind: ReadStatement, Transfers: []*book.Transfer{k}}))
 	}
 	for _, k := range r.keys {

@@ -227,33 +227,8 @@ func readRead(b *book.Book, v *value, earlier []Step) (*ReadStep, *Error) {
 			}
 		}
 	}
-	acct, hasAcct, err := text(v, "account")
-	if err != nil {
+	if err := rd.readWhat(b, v); err != nil {
 		return nil, err
-	}
-	if hasAcct {
-		a, aerr := interp.ParseAccount(b, acct)
-		if aerr != nil {
-			f := aerr.(*interp.Failure)
-			return nil, fail("account: %s", "account: %s", diag.T(f.Msg, f.Ja))
-		}
-		rd.Account = &a
-	} else if kind != ReadHolds && kind != ReadEntries {
-		return nil, fail(`read %q: "account" is missing`, `read %q: "account" がありません`, kind)
-	}
-	if tn, ok, err := text(v, "transfer"); err != nil {
-		return nil, err
-	} else if ok {
-		if rd.Transfer = b.Transfer(tn); rd.Transfer == nil {
-			return nil, fail("transfer: the book has no transfer %q", "transfer: 帳簿に %q という振替はありません", tn)
-		}
-	} else if kind == ReadEntries {
-		return nil, fail(`read "entries": "transfer" is missing`, `read "entries": "transfer" がありません`)
-	}
-	if kind == ReadEntries {
-		if rd.Key, err = readKey(rd.Transfer, v.field("key")); err != nil {
-			return nil, err
-		}
 	}
 	if kind == ReadBalance {
 		at, ok, err := text(v, "at")
@@ -280,6 +255,40 @@ func readRead(b *book.Book, v *value, earlier []Step) (*ReadStep, *Error) {
 		}
 	}
 	return rd, nil
+}
+
+// readWhat reads what a read step reads: its account, transfer kind and
+// key, as its kind asks for them.
+func (rd *ReadStep) readWhat(b *book.Book, v *value) *Error {
+	acct, hasAcct, err := text(v, "account")
+	if err != nil {
+		return err
+	}
+	if hasAcct {
+		a, aerr := interp.ParseAccount(b, acct)
+		if aerr != nil {
+			f := aerr.(*interp.Failure)
+			return fail("account: %s", "account: %s", diag.T(f.Msg, f.Ja))
+		}
+		rd.Account = &a
+	} else if rd.Kind != ReadHolds && rd.Kind != ReadEntries {
+		return fail(`read %q: "account" is missing`, `read %q: "account" がありません`, rd.Kind)
+	}
+	if tn, ok, err := text(v, "transfer"); err != nil {
+		return err
+	} else if ok {
+		if rd.Transfer = b.Transfer(tn); rd.Transfer == nil {
+			return fail("transfer: the book has no transfer %q", "transfer: 帳簿に %q という振替はありません", tn)
+		}
+	} else if rd.Kind == ReadEntries {
+		return fail(`read "entries": "transfer" is missing`, `read "entries": "transfer" がありません`)
+	}
+	if rd.Kind == ReadEntries {
+		if rd.Key, err = readKey(rd.Transfer, v.field("key")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // parseTime reads a time of the scenario's clock, written as the time

@@ -233,21 +233,7 @@ func explore(b *book.Book, sc Scenario, budget int, trace bool) ([]Outcome, Stat
 		seen := map[merged]bool{}
 		var next []branch
 		if st.Read != nil {
-			// A read changes nothing; it comes before any together (Read
-			// sees to it), so the branches are one.
-			for _, br := range branches {
-				m := make(map[int]*ReadResult, len(br.reads)+1)
-				for k, v := range br.reads {
-					m[k] = v
-				}
-				m[i] = st.Read.run(br.state, br.reads)
-				br.reads = m
-				if r.trace {
-					br.trace = &traced{state: br.state, prev: br.trace}
-				}
-				next = append(next, br)
-			}
-			branches = next
+			branches = r.read(branches, i, st.Read)
 			continue
 		}
 		for _, br := range branches {
@@ -260,22 +246,7 @@ func explore(b *book.Book, sc Scenario, budget int, trace bool) ([]Outcome, Stat
 				ledgers[br.look] = append(ledgers[br.look], seenLedger{br.state, ends})
 			}
 			for _, e := range ends {
-				nb := branch{state: e.state, expired: br.expired, reads: br.reads, look: e.look,
-					results: slices.Concat(br.results, e.results),
-					answers: br.answers + e.answers, gone: br.gone}
-				if r.trace {
-					nb.trace = &traced{state: e.state, prev: br.trace}
-				}
-				if len(e.expired) > 0 {
-					// Branches share the map until one writes to it.
-					m := make(map[int][]string, len(br.expired)+1)
-					for k, v := range br.expired {
-						m[k] = v
-					}
-					m[i] = e.expired
-					nb.expired = m
-					nb.gone += fmt.Sprintf("%d%q;", i, e.expired)
-				}
+				nb := r.extend(br, e, i)
 				k := merged{nb.answers, nb.gone, nb.look.shown}
 				if seen[k] {
 					continue
@@ -295,6 +266,46 @@ func explore(b *book.Book, sc Scenario, budget int, trace bool) ([]Outcome, Stat
 		out = append(out, outcomeOf(br))
 	}
 	return out, r.stats, nil
+}
+
+// read runs the read step i on every branch. A read changes nothing; it
+// comes before any together (Read sees to it), so the branches are one.
+func (r *runner) read(branches []branch, i int, rs *ReadStep) []branch {
+	var next []branch
+	for _, br := range branches {
+		m := make(map[int]*ReadResult, len(br.reads)+1)
+		for k, v := range br.reads {
+			m[k] = v
+		}
+		m[i] = rs.run(br.state, br.reads)
+		br.reads = m
+		if r.trace {
+			br.trace = &traced{state: br.state, prev: br.trace}
+		}
+		next = append(next, br)
+	}
+	return next
+}
+
+// extend is branch br taken on by one of the ends of step i.
+func (r *runner) extend(br branch, e ending, i int) branch {
+	nb := branch{state: e.state, expired: br.expired, reads: br.reads, look: e.look,
+		results: slices.Concat(br.results, e.results),
+		answers: br.answers + e.answers, gone: br.gone}
+	if r.trace {
+		nb.trace = &traced{state: e.state, prev: br.trace}
+	}
+	if len(e.expired) > 0 {
+		// Branches share the map until one writes to it.
+		m := make(map[int][]string, len(br.expired)+1)
+		for k, v := range br.expired {
+			m[k] = v
+		}
+		m[i] = e.expired
+		nb.expired = m
+		nb.gone += fmt.Sprintf("%d%q;", i, e.expired)
+	}
+	return nb
 }
 
 // over reports a run past its budget.

@@ -607,6 +607,15 @@ func (p *parser) boundLine(first token) (*Bound, *lineErr) {
 		return nil, err
 	}
 	b.Value = Number{Pos: n.pos, Text: n.text}
+	if err := p.boundReason(b, kind); err != nil {
+		return nil, err
+	}
+	return b, p.expectEOL()
+}
+
+// boundReason reads what may follow a bound's number: `refused as
+// REASON`, or a near miss of it, which it names.
+func (p *parser) boundReason(b *Bound, kind string) *lineErr {
 	if p.isWord("refused") {
 		p.next()
 		if err := p.expectWord("as"); err != nil {
@@ -614,7 +623,7 @@ func (p *parser) boundLine(first token) (*Bound, *lineErr) {
 			if r := reasonAfter(p.peek(), p.peekAhead(1)); r != "" {
 				err.hint = wordHere("as", diag.T(kind+" "+b.Value.Text+" refused as "+r, kind+" "+b.Value.Text+" refused as "+r))
 			}
-			return nil, err
+			return err
 		}
 		if s := p.peek(); s.kind == tString {
 			err := expected(wReason, s)
@@ -624,11 +633,11 @@ func (p *parser) boundLine(first token) (*Bound, *lineErr) {
 			}
 			err.hint = diag.T(fmt.Sprintf("write the reason as a name, without quotes: `refused as %s`", en),
 				fmt.Sprintf("理由は引用符で囲まずに、名前として書きます: `refused as %s`", ja))
-			return nil, err
+			return err
 		}
 		r, err := p.name(wReason)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.Reason = &r
 	}
@@ -636,7 +645,7 @@ func (p *parser) boundLine(first token) (*Bound, *lineErr) {
 		if kw, ok := closest(t.text, []string{"refused"}); ok {
 			err := p.expectEOL()
 			err.hint = didYouMean(t.text, kw, kw+" as")
-			return nil, err
+			return err
 		}
 		// `at least 0 as out_of_stock`, `at least 0 out_of_stock`
 		r := t.text
@@ -648,10 +657,10 @@ func (p *parser) boundLine(first token) (*Bound, *lineErr) {
 			shape := kind + " " + b.Value.Text + " refused as " + r
 			err.hint = diag.T(fmt.Sprintf("the reason follows `refused as`: `%s`", shape),
 				fmt.Sprintf("理由は `refused as` の後に書きます: `%s`", shape))
-			return nil, err
+			return err
 		}
 	}
-	return b, p.expectEOL()
+	return nil
 }
 
 func (p *parser) transferBlockLine(first token) *lineErr {

@@ -247,29 +247,8 @@ func Generate(m *model.Model, header []string) ([]byte, error) {
 		}
 		return historyFunction + "(),\n            " + String(name)
 	}
-	for i, t := range m.Transfers {
-		n := names.Transfers[t.Name]
-		tv := transferView{TransferNames: n, Name: t.Name, Description: t.Description, Index: i, Pending: t.Pending,
-			Args: args(t.Args, n.Keywords), Key: args(t.Key, n.Keywords), AmountArgs: args(t.Amounts, n.Keywords),
-			Statements: map[string]string{}, Target: target(t.Name, i)}
-		tv.HoldsTarget = "None, None, " + tv.Target
-		if m.Def == nil {
-			tv.HoldsTarget = historyFunction + "(), None, None, " + String(t.Name)
-		}
-		if t.Pending && len(t.Amounts) > 0 {
-			v.PartialPosts = true
-		}
-		for _, op := range t.Operations {
-			if op.Statement == "" {
-				continue
-			}
-			stmt, err := Placeholders(op.Statement)
-			if err != nil {
-				return nil, err
-			}
-			tv.Statements[op.Name] = String(stmt)
-		}
-		v.Transfers = append(v.Transfers, tv)
+	if err := v.addTransfers(m, names, target); err != nil {
+		return nil, err
 	}
 	for i, a := range m.Accounts {
 		n := names.Accounts[a.Name]
@@ -292,6 +271,36 @@ func Generate(m *model.Model, header []string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// addTransfers adds the view of every transfer kind of the model;
+// target writes what a read of one names.
+func (v *view) addTransfers(m *model.Model, names Names, target func(name string, i int) string) error {
+	for i, t := range m.Transfers {
+		n := names.Transfers[t.Name]
+		tv := transferView{TransferNames: n, Name: t.Name, Description: t.Description, Index: i, Pending: t.Pending,
+			Args: args(t.Args, n.Keywords), Key: args(t.Key, n.Keywords), AmountArgs: args(t.Amounts, n.Keywords),
+			Statements: map[string]string{}, Target: target(t.Name, i)}
+		tv.HoldsTarget = "None, None, " + tv.Target
+		if m.Def == nil {
+			tv.HoldsTarget = historyFunction + "(), None, None, " + String(t.Name)
+		}
+		if t.Pending && len(t.Amounts) > 0 {
+			v.PartialPosts = true
+		}
+		for _, op := range t.Operations {
+			if op.Statement == "" {
+				continue
+			}
+			stmt, err := Placeholders(op.Statement)
+			if err != nil {
+				return err
+			}
+			tv.Statements[op.Name] = String(stmt)
+		}
+		v.Transfers = append(v.Transfers, tv)
+	}
+	return nil
 }
 
 // history writes the body of the function that makes the PgHistory of a

@@ -34,25 +34,8 @@ func (m *Model) createTransfer(t chobotb.Transfer, ts uint64) chobotb.Status {
 		return m.postOrVoidPendingTransfer(t, ts)
 	}
 
-	switch {
-	case t.DebitAccountID == (ids.ID{}):
-		return DebitAccountIDMustNotBeZero
-	case t.DebitAccountID == intMax:
-		return DebitAccountIDMustNotBeIntMax
-	case t.CreditAccountID == (ids.ID{}):
-		return CreditAccountIDMustNotBeZero
-	case t.CreditAccountID == intMax:
-		return CreditAccountIDMustNotBeIntMax
-	case t.CreditAccountID == t.DebitAccountID:
-		return chobotb.AccountsMustBeDifferent
-	case t.PendingID != (ids.ID{}):
-		return PendingIDMustBeZero
-	case t.Flags&chobotb.TransferPending == 0 && t.Timeout != 0:
-		return TimeoutReservedForPendingTransfer
-	case t.Ledger == 0:
-		return LedgerMustNotBeZero
-	case t.Code == 0:
-		return CodeMustNotBeZero
+	if st, bad := badFields(t); bad {
+		return st
 	}
 
 	dr, ok := m.accounts[t.DebitAccountID]
@@ -73,29 +56,8 @@ func (m *Model) createTransfer(t chobotb.Transfer, ts uint64) chobotb.Status {
 	amount := balanced(t, dr, cr)
 	t.Amount = amount
 	isPending := t.Flags&chobotb.TransferPending != 0
-	if isPending {
-		if _, o := amount.Add(dr.DebitsPending); o {
-			return OverflowsDebitsPending
-		}
-		if _, o := amount.Add(cr.CreditsPending); o {
-			return OverflowsCreditsPending
-		}
-	}
-	if _, o := amount.Add(dr.DebitsPosted); o {
-		return OverflowsDebitsPosted
-	}
-	if _, o := amount.Add(cr.CreditsPosted); o {
-		return OverflowsCreditsPosted
-	}
-	if sum, _ := dr.DebitsPending.Add(dr.DebitsPosted); overflows(amount, sum) {
-		return OverflowsDebits
-	}
-	if sum, _ := cr.CreditsPending.Add(cr.CreditsPosted); overflows(amount, sum) {
-		return OverflowsCredits
-	}
-	// TigerBeetle keeps timestamp + timeout within 63 bits.
-	if ts+uint64(t.Timeout)*nsPerSecond > 1<<63-1 {
-		return OverflowsTimeout
+	if st, bad := overflowCheck(t, amount, dr, cr, ts); bad {
+		return st
 	}
 	if debitsExceedCredits(dr, amount) {
 		return chobotb.ExceedsCredits
@@ -121,6 +83,63 @@ func (m *Model) createTransfer(t chobotb.Transfer, ts uint64) chobotb.Status {
 	m.putAccount(dr)
 	m.putAccount(cr)
 	return chobotb.Created
+}
+
+// badFields is the first check of a transfer's own fields that it
+// fails, in TigerBeetle's order, for a transfer that posts or voids
+// nothing.
+func badFields(t chobotb.Transfer) (chobotb.Status, bool) {
+	switch {
+	case t.DebitAccountID == (ids.ID{}):
+		return DebitAccountIDMustNotBeZero, true
+	case t.DebitAccountID == intMax:
+		return DebitAccountIDMustNotBeIntMax, true
+	case t.CreditAccountID == (ids.ID{}):
+		return CreditAccountIDMustNotBeZero, true
+	case t.CreditAccountID == intMax:
+		return CreditAccountIDMustNotBeIntMax, true
+	case t.CreditAccountID == t.DebitAccountID:
+		return chobotb.AccountsMustBeDifferent, true
+	case t.PendingID != (ids.ID{}):
+		return PendingIDMustBeZero, true
+	case t.Flags&chobotb.TransferPending == 0 && t.Timeout != 0:
+		return TimeoutReservedForPendingTransfer, true
+	case t.Ledger == 0:
+		return LedgerMustNotBeZero, true
+	case t.Code == 0:
+		return CodeMustNotBeZero, true
+	}
+	return "", false
+}
+
+// overflowCheck is the first of TigerBeetle's overflow checks that a
+// transfer moving amount from dr to cr at ts fails.
+func overflowCheck(t chobotb.Transfer, amount chobotb.U128, dr, cr chobotb.Account, ts uint64) (chobotb.Status, bool) {
+	if t.Flags&chobotb.TransferPending != 0 {
+		if _, o := amount.Add(dr.DebitsPending); o {
+			return OverflowsDebitsPending, true
+		}
+		if _, o := amount.Add(cr.CreditsPending); o {
+			return OverflowsCreditsPending, true
+		}
+	}
+	if _, o := amount.Add(dr.DebitsPosted); o {
+		return OverflowsDebitsPosted, true
+	}
+	if _, o := amount.Add(cr.CreditsPosted); o {
+		return OverflowsCreditsPosted, true
+	}
+	if sum, _ := dr.DebitsPending.Add(dr.DebitsPosted); overflows(amount, sum) {
+		return OverflowsDebits, true
+	}
+	if sum, _ := cr.CreditsPending.Add(cr.CreditsPosted); overflows(amount, sum) {
+		return OverflowsCredits, true
+	}
+	// TigerBeetle keeps timestamp + timeout within 63 bits.
+	if ts+uint64(t.Timeout)*nsPerSecond > 1<<63-1 {
+		return OverflowsTimeout, true
+	}
+	return "", false
 }
 
 // balanced is the amount a transfer moves: its own, or, with a balancing
@@ -259,22 +278,9 @@ func postOrVoidPendingTransferExists(t, e, p chobotb.Transfer) chobotb.Status {
 // finished, and the deadline (expires_at <= the event's timestamp) is
 // checked even when the pulse has not released the hold yet.
 func (m *Model) postOrVoidPendingTransfer(t chobotb.Transfer, ts uint64) chobotb.Status {
-	post := t.Flags&chobotb.TransferPostPending != 0
 	void := t.Flags&chobotb.TransferVoidPending != 0
-	zero := ids.ID{}
-	switch {
-	case post && void:
-		return FlagsAreMutuallyExclusive
-	case t.Flags&chobotb.TransferPending != 0:
-		return FlagsAreMutuallyExclusive
-	case t.PendingID == zero:
-		return PendingIDMustNotBeZero
-	case t.PendingID == intMax:
-		return PendingIDMustNotBeIntMax
-	case t.PendingID == t.ID:
-		return PendingIDMustBeDifferent
-	case t.Timeout != 0:
-		return TimeoutReservedForPendingTransfer
+	if st, bad := badFinishFields(t); bad {
+		return st
 	}
 	p, ok := m.transfers[t.PendingID]
 	if !ok {
@@ -283,15 +289,8 @@ func (m *Model) postOrVoidPendingTransfer(t chobotb.Transfer, ts uint64) chobotb
 	if p.Flags&chobotb.TransferPending == 0 {
 		return PendingTransferNotPending
 	}
-	switch {
-	case t.DebitAccountID != zero && t.DebitAccountID != p.DebitAccountID:
-		return PendingTransferHasDifferentDebitAccount
-	case t.CreditAccountID != zero && t.CreditAccountID != p.CreditAccountID:
-		return PendingTransferHasDifferentCreditAccount
-	case t.Ledger != 0 && t.Ledger != p.Ledger:
-		return PendingTransferHasDifferentLedger
-	case t.Code != 0 && t.Code != p.Code:
-		return PendingTransferHasDifferentCode
+	if st, bad := otherThanPending(t, p); bad {
+		return st
 	}
 
 	var amount chobotb.U128
@@ -325,6 +324,14 @@ func (m *Model) postOrVoidPendingTransfer(t chobotb.Transfer, ts uint64) chobotb
 		return chobotb.PendingTransferExpired
 	}
 
+	m.endPending(t, p, st, amount, ts)
+	return chobotb.Created
+}
+
+// endPending records t, which posts amount of the pending transfer p (in
+// state st) or voids it, at ts.
+func (m *Model) endPending(t, p chobotb.Transfer, st pendingState, amount chobotb.U128, ts uint64) {
+	post := t.Flags&chobotb.TransferPostPending != 0
 	t2 := chobotb.Transfer{
 		ID:              t.ID,
 		DebitAccountID:  p.DebitAccountID,
@@ -339,7 +346,7 @@ func (m *Model) postOrVoidPendingTransfer(t chobotb.Transfer, ts uint64) chobotb
 		Flags:           t.Flags,
 		Timestamp:       ts,
 	}
-	if t2.UserData128 == zero {
+	if t2.UserData128 == (ids.ID{}) {
 		t2.UserData128 = p.UserData128
 	}
 	if t2.UserData64 == 0 {
@@ -362,5 +369,40 @@ func (m *Model) postOrVoidPendingTransfer(t chobotb.Transfer, ts uint64) chobotb
 	}
 	m.putAccount(dr)
 	m.putAccount(cr)
-	return chobotb.Created
+}
+
+// badFinishFields is the first check of a post's or void's own fields
+// that it fails, in TigerBeetle's order.
+func badFinishFields(t chobotb.Transfer) (chobotb.Status, bool) {
+	switch {
+	case t.Flags&chobotb.TransferPostPending != 0 && t.Flags&chobotb.TransferVoidPending != 0:
+		return FlagsAreMutuallyExclusive, true
+	case t.Flags&chobotb.TransferPending != 0:
+		return FlagsAreMutuallyExclusive, true
+	case t.PendingID == (ids.ID{}):
+		return PendingIDMustNotBeZero, true
+	case t.PendingID == intMax:
+		return PendingIDMustNotBeIntMax, true
+	case t.PendingID == t.ID:
+		return PendingIDMustBeDifferent, true
+	case t.Timeout != 0:
+		return TimeoutReservedForPendingTransfer, true
+	}
+	return "", false
+}
+
+// otherThanPending is the first field a post or void gives that differs
+// from the pending transfer p it ends (a field left zero is p's).
+func otherThanPending(t, p chobotb.Transfer) (chobotb.Status, bool) {
+	switch {
+	case t.DebitAccountID != (ids.ID{}) && t.DebitAccountID != p.DebitAccountID:
+		return PendingTransferHasDifferentDebitAccount, true
+	case t.CreditAccountID != (ids.ID{}) && t.CreditAccountID != p.CreditAccountID:
+		return PendingTransferHasDifferentCreditAccount, true
+	case t.Ledger != 0 && t.Ledger != p.Ledger:
+		return PendingTransferHasDifferentLedger, true
+	case t.Code != 0 && t.Code != p.Code:
+		return PendingTransferHasDifferentCode, true
+	}
+	return "", false
 }
