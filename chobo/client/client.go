@@ -51,5 +51,7 @@ type Name struct {
 	Kind  string // "transfer" or "account"
 	Owner string // the transfer or account kind, by its name in the book
 	What  string // what of the client it names: "type", "key field of sku", …
-	Name  string
+	// WhatJa says What in Japanese, for the diagnostics that name it.
+	WhatJa string
+	Name   string
 }

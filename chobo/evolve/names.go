@@ -2,7 +2,6 @@ package evolve
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/diag"
@@ -15,36 +14,6 @@ type clientName struct {
 	whatJa                          string
 }
 
-// whatJa says in Japanese which name of a kind what is.
-func whatJa(what string) string {
-	for _, w := range []struct{ en, ja string }{
-		{"Book field", "Book のフィールド"}, {"Balances method", "Balances のメソッド"}, {"balance member", "balance のメンバー"},
-		{"member", "メンバー"}, {"type", "型"}, {"class", "クラス"}, {"asyncio class", "asyncio のクラス"},
-	} {
-		if what == w.en {
-			return w.ja
-		}
-	}
-	for _, w := range []struct{ en, ja string }{{"arguments", "引数"}, {"key", "キー"}, {"amounts", "数量"}} {
-		if rest, ok := strings.CutPrefix(what, w.en+" "); ok {
-			if param, ok := strings.CutPrefix(rest, "field of "); ok {
-				return w.ja + "の構造体の、引数 " + param + " のフィールド"
-			}
-			return w.ja + "の型"
-		}
-	}
-	if op, ok := strings.CutPrefix(what, "method of "); ok {
-		return op + " のメソッド"
-	}
-	if param, ok := strings.CutPrefix(what, "field of "); ok {
-		return "引数 " + param + " のフィールド"
-	}
-	if param, ok := strings.CutPrefix(what, "keyword of "); ok {
-		return "引数 " + param + " のキーワード"
-	}
-	return what
-}
-
 // clientNames lists every name the client targets give the book's
 // transfer and account kinds and their parameters, target by target.
 func clientNames(ts api.Targets) []clientName {
@@ -54,7 +23,7 @@ func clientNames(ts api.Targets) []clientName {
 			continue
 		}
 		for _, n := range c.Names.Names() {
-			out = append(out, clientName{c.Target, n.Kind, n.Owner, n.What, n.Name, whatJa(n.What)})
+			out = append(out, clientName{c.Target, n.Kind, n.Owner, n.What, n.Name, n.WhatJa})
 		}
 	}
 	return out
@@ -66,23 +35,27 @@ func clientNames(ts api.Targets) []clientName {
 // which would now be another's, or none. One diagnostic per kind and
 // target, for its first name that moved.
 func (c *comparer) names() {
-	now := map[[4]string]string{}
+	now := map[[4]string]clientName{}
 	for _, n := range clientNames(api.TargetsOf(c.cur)) {
-		now[[4]string{n.target, n.kind, n.owner, n.what}] = n.name
+		now[[4]string{n.target, n.kind, n.owner, n.what}] = n
 	}
 	if len(now) == 0 {
 		return // the new version goes to no client: E061 or E060 says why
 	}
 	reported := map[[3]string]bool{}
 	for _, o := range clientNames(c.prev.Targets) {
-		n, ok := now[[4]string{o.target, o.kind, o.owner, o.what}]
+		cur, ok := now[[4]string{o.target, o.kind, o.owner, o.what}]
+		n := cur.name
 		if !ok || n == o.name || reported[[3]string{o.target, o.kind, o.owner}] {
 			continue
 		}
 		reported[[3]string{o.target, o.kind, o.owner}] = true
 		pos := c.cur.Pos
 		kindJa, of := "振替", "の"
-		if w := o.whatJa; w != "" && w[0] < 0x80 {
+		// The deployed version's description may be older than the
+		// Japanese; the new client's says the same thing.
+		whatJa := cur.whatJa
+		if w := whatJa; w != "" && w[0] < 0x80 {
 			of = "の " // a name in Latin letters stands apart
 		}
 		if o.kind == "transfer" {
@@ -97,7 +70,7 @@ func (c *comparer) names() {
 		}
 		c.add("E052", pos,
 			diag.T(fmt.Sprintf("in the %s client, the %s of %s %s was %s and would be %s: code built against the deployed client would reach something else by its old name", o.target, o.what, o.kind, q(o.owner), q(o.name), q(n)),
-				fmt.Sprintf("%s のクライアントで、%s %s %s%sが %s から %s に変わります。デプロイしてあるクライアントで書いたコードは、前の名前で別のものを呼ぶことになります", o.target, kindJa, q(o.owner), of, o.whatJa, q(o.name), q(n))),
+				fmt.Sprintf("%s のクライアントで、%s %s %s%sが %s から %s に変わります。デプロイしてあるクライアントで書いたコードは、前の名前で別のものを呼ぶことになります", o.target, kindJa, q(o.owner), of, whatJa, q(o.name), q(n))),
 			nil,
 			diag.T("rename what now takes the name, so that every name stays with what it named (`chobo check --target "+o.target+"` names the two that meet, E062)",
 				"その名前を取るようになった方の名前を変え、どの名前も前と同じものを指すようにしてください(`chobo check --target "+o.target+"` が、ぶつかる二つを E062 で言います)"))

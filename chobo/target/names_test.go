@@ -8,10 +8,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client"
-	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
-	"github.com/chobo-lang/chobo/chobo/client/python"
-	"github.com/chobo-lang/chobo/chobo/client/typescript"
 	"github.com/chobo-lang/chobo/chobo/gen"
 )
 
@@ -84,14 +81,10 @@ func TestNamesStayPut(t *testing.T) {
 			r.Transfers, r.Accounts = slices.Clone(m.Transfers), slices.Clone(m.Accounts)
 			slices.Reverse(r.Transfers)
 			slices.Reverse(r.Accounts)
-			if a, b := golang.Naming(m), golang.Naming(&r); !reflect.DeepEqual(a, b) {
-				t.Errorf("%s: Go names depend on the order:\n%+v\n%+v", res.Book.Name, a, b)
-			}
-			if a, b := typescript.ClientNames(m), typescript.ClientNames(&r); !reflect.DeepEqual(a, b) {
-				t.Errorf("%s: TypeScript names depend on the order:\n%+v\n%+v", res.Book.Name, a, b)
-			}
-			if a, b := python.ClientNames(m), python.ClientNames(&r); !reflect.DeepEqual(a, b) {
-				t.Errorf("%s: Python names depend on the order:\n%+v\n%+v", res.Book.Name, a, b)
+			for _, l := range languages {
+				if a, b := namesOf(l, m), namesOf(l, &r); !reflect.DeepEqual(a, b) {
+					t.Errorf("%s: the %s client's names depend on the order:\n%v\n%v", res.Book.Name, l.Name, a, b)
+				}
 			}
 			named++
 		}
@@ -99,4 +92,13 @@ func TestNamesStayPut(t *testing.T) {
 	if named < 50 {
 		t.Errorf("only %d books named", named)
 	}
+}
+
+// namesOf is every name l's client of m gives, by what it names.
+func namesOf(l *client.Language, m *model.Model) map[client.Name]string {
+	out := map[client.Name]string{}
+	for _, n := range l.Describe(m).Names() {
+		out[client.Name{Kind: n.Kind, Owner: n.Owner, What: n.What}] = n.Name
+	}
+	return out
 }

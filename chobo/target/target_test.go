@@ -134,8 +134,14 @@ func TestRegistry(t *testing.T) {
 	if _, ok := Lookup("nothing"); ok {
 		t.Error("Lookup found a target that does not exist")
 	}
-	if !slices.Equal(Names(), []string{"postgres", "postgres-go", "tigerbeetle-go", "postgres-typescript", "tigerbeetle-typescript", "postgres-python", "tigerbeetle-python"}) {
-		t.Errorf("Names() = %v", Names())
+	// The SQL alone, then each language on each backend, in the order of
+	// languages: a target is named backend-language.
+	want := []string{"postgres"}
+	for _, l := range languages {
+		want = append(want, "postgres-"+l.Name, "tigerbeetle-"+l.Name)
+	}
+	if !slices.Equal(Names(), want) {
+		t.Errorf("Names() = %v, want %v", Names(), want)
 	}
 }
 

@@ -141,37 +141,37 @@ func apiFields(params []model.Param, names []string) []APIField {
 // Names lists every name of the client, in the order Describe gives them.
 func (x *API) Names() []client.Name {
 	var out []client.Name
-	add := func(kind, owner, what, name string) {
+	add := func(kind, owner, what, whatJa, name string) {
 		if name != "" {
-			out = append(out, client.Name{Kind: kind, Owner: owner, What: what, Name: name})
+			out = append(out, client.Name{Kind: kind, Owner: owner, What: what, WhatJa: whatJa, Name: name})
 		}
 	}
-	structOf := func(owner, what string, s *APIStruct) {
+	structOf := func(owner, what, whatJa string, s *APIStruct) {
 		if s == nil {
 			return
 		}
-		add("transfer", owner, what+" type", s.Type)
+		add("transfer", owner, what+" type", whatJa+"の型", s.Type)
 		for _, f := range s.Fields {
-			add("transfer", owner, what+" field of "+f.Param, f.Name)
+			add("transfer", owner, what+" field of "+f.Param, whatJa+"の構造体の、引数 "+f.Param+" のフィールド", f.Name)
 		}
 	}
 	for _, t := range x.Transfers {
-		add("transfer", t.Transfer, "Book field", t.Field)
-		add("transfer", t.Transfer, "type", t.Type)
+		add("transfer", t.Transfer, "Book field", "Book のフィールド", t.Field)
+		add("transfer", t.Transfer, "type", "型", t.Type)
 		for _, m := range t.Methods {
-			add("transfer", t.Transfer, "method of "+m.Op, m.Method)
+			add("transfer", t.Transfer, "method of "+m.Op, m.Op+" のメソッド", m.Method)
 		}
-		add("transfer", t.Transfer, "method of entries", t.Entries)
-		add("transfer", t.Transfer, "method of open holds", t.OpenHolds)
-		structOf(t.Transfer, "arguments", &t.Args)
-		structOf(t.Transfer, "key", t.Key)
-		structOf(t.Transfer, "amounts", t.Amounts)
+		add("transfer", t.Transfer, "method of entries", "entries のメソッド", t.Entries)
+		add("transfer", t.Transfer, "method of open holds", "open holds のメソッド", t.OpenHolds)
+		structOf(t.Transfer, "arguments", "引数", &t.Args)
+		structOf(t.Transfer, "key", "キー", t.Key)
+		structOf(t.Transfer, "amounts", "数量", t.Amounts)
 	}
 	for _, a := range x.Accounts {
-		add("account", a.Account, "Balances method", a.Method)
-		add("account", a.Account, "type", a.Type)
+		add("account", a.Account, "Balances method", "Balances のメソッド", a.Method)
+		add("account", a.Account, "type", "型", a.Type)
 		for _, f := range a.Fields {
-			add("account", a.Account, "field of "+f.Param, f.Name)
+			add("account", a.Account, "field of "+f.Param, "引数 "+f.Param+" のフィールド", f.Name)
 		}
 	}
 	return out

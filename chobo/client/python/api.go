@@ -143,23 +143,23 @@ func apiArgs(ps []model.Param, keywords map[string]string) []APIArg {
 // is listed once, from the arguments of do or hold.
 func (x *API) Names() []client.Name {
 	var out []client.Name
-	add := func(kind, owner, what, name string) {
+	add := func(kind, owner, what, whatJa, name string) {
 		if name != "" {
-			out = append(out, client.Name{Kind: kind, Owner: owner, What: what, Name: name})
+			out = append(out, client.Name{Kind: kind, Owner: owner, What: what, WhatJa: whatJa, Name: name})
 		}
 	}
 	for _, t := range x.Transfers {
-		add("transfer", t.Transfer, "member", t.Member)
-		add("transfer", t.Transfer, "class", t.Class)
-		add("transfer", t.Transfer, "asyncio class", t.AsyncClass)
+		add("transfer", t.Transfer, "member", "メンバー", t.Member)
+		add("transfer", t.Transfer, "class", "クラス", t.Class)
+		add("transfer", t.Transfer, "asyncio class", "asyncio のクラス", t.AsyncClass)
 		for _, a := range t.Args {
-			add("transfer", t.Transfer, "keyword of "+a.Param, a.Keyword)
+			add("transfer", t.Transfer, "keyword of "+a.Param, "引数 "+a.Param+" のキーワード", a.Keyword)
 		}
 	}
 	for _, a := range x.Accounts {
-		add("account", a.Account, "balance member", a.Member)
+		add("account", a.Account, "balance member", "balance のメンバー", a.Member)
 		for _, p := range a.Args {
-			add("account", a.Account, "keyword of "+p.Param, p.Keyword)
+			add("account", a.Account, "keyword of "+p.Param, "引数 "+p.Param+" のキーワード", p.Keyword)
 		}
 	}
 	return out

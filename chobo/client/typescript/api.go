@@ -132,24 +132,24 @@ func apiFields(ps []model.Param) []APIField {
 // Properties keep the book's names, so they are not among them.
 func (x *API) Names() []client.Name {
 	var out []client.Name
-	add := func(kind, owner, what, name string) {
+	add := func(kind, owner, what, whatJa, name string) {
 		if name != "" {
-			out = append(out, client.Name{Kind: kind, Owner: owner, What: what, Name: name})
+			out = append(out, client.Name{Kind: kind, Owner: owner, What: what, WhatJa: whatJa, Name: name})
 		}
 	}
 	for _, t := range x.Transfers {
-		add("transfer", t.Transfer, "member", t.Member)
-		add("transfer", t.Transfer, "arguments type", t.Args.Type)
+		add("transfer", t.Transfer, "member", "メンバー", t.Member)
+		add("transfer", t.Transfer, "arguments type", "引数の型", t.Args.Type)
 		if t.Key != nil {
-			add("transfer", t.Transfer, "key type", t.Key.Type)
+			add("transfer", t.Transfer, "key type", "キーの型", t.Key.Type)
 		}
 		if t.Amounts != nil {
-			add("transfer", t.Transfer, "amounts type", t.Amounts.Type)
+			add("transfer", t.Transfer, "amounts type", "数量の型", t.Amounts.Type)
 		}
 	}
 	for _, a := range x.Accounts {
-		add("account", a.Account, "balance member", a.Member)
-		add("account", a.Account, "type", a.Type)
+		add("account", a.Account, "balance member", "balance のメンバー", a.Member)
+		add("account", a.Account, "type", "型", a.Type)
 	}
 	return out
 }
