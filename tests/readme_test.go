@@ -225,8 +225,8 @@ func newWalker(t *testing.T, file string) *walker {
 		}
 		t.Skip("SKIP: no go command")
 	}
-	for _, target := range []string{"postgres-python", "postgres-typescript"} {
-		_, lang := languageOf(t, target)
+	// The pages show a client of every language at work.
+	for _, lang := range clientLanguages {
 		useLanguage(t, lang)
 	}
 	repo, err := filepath.Abs("..")
