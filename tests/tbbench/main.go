@@ -101,211 +101,25 @@ func run(dur time.Duration) error {
 	}
 	defer srv.Stop()
 	fmt.Printf("real TigerBeetle: %s\n", srv.Describe())
-	c := srv.Client
-
 	res := check.Check("tbbench.book", []byte(bookSrc))
 	if res.Book == nil {
 		return fmt.Errorf("the book does not check: %v", res.Diags)
 	}
-	def := tigerbeetle.Def(res.Book)
-
-	// Raw: two accounts, the first with chobo's flag for a lower bound of 0.
-	a := chobotb.Account{ID: ids.Sum("tbbench", "a"), Ledger: 1, Code: 1, Flags: chobotb.AccountDebitsMustNotExceedCredits}
-	s := chobotb.Account{ID: ids.Sum("tbbench", "s"), Ledger: 1, Code: 1}
-	if _, err := c.CreateAccounts(ctx, []chobotb.Account{a, s}); err != nil {
-		return err
-	}
-	var seq atomic.Int64
-	rawTransfer := func() chobotb.Transfer {
-		n := seq.Add(1)
-		return chobotb.Transfer{ID: ids.Sum("tbbench", "raw", fmt.Sprint(n)), DebitAccountID: s.ID, CreditAccountID: a.ID,
-			Amount: chobotb.U64(1), Ledger: 1, Code: 1}
-	}
-	raw1 := func(n int) mode {
-		return mode{fmt.Sprintf("raw-1 ×%d", n), func(ctx context.Context, _ int, stop *atomic.Bool) (int64, error) {
-			return parallel(n, stop, func() (int64, error) {
-				st, err := c.CreateTransfers(ctx, []chobotb.Transfer{rawTransfer()})
-				if err == nil && st[0] != chobotb.Created {
-					err = fmt.Errorf("raw transfer: %s", st[0])
-				}
-				return 1, err
-			})
-		}}
-	}
-	raw253 := mode{"raw-253 ×1", func(ctx context.Context, _ int, stop *atomic.Bool) (int64, error) {
-		return parallel(1, stop, func() (int64, error) {
-			ts := make([]chobotb.Transfer, chobotb.MaxEvents)
-			for i := range ts {
-				ts[i] = rawTransfer()
-			}
-			st, err := c.CreateTransfers(ctx, ts)
-			for _, x := range st {
-				if x != chobotb.Created && err == nil {
-					err = fmt.Errorf("raw batch: %s", x)
-				}
-			}
-			return int64(len(ts)), err
-		})
-	}}
-	// chobo: a fresh Book per mode (a tenant of its own), its accounts
-	// made by a first call before the clock starts.
-	book := func(run int) (*chobotb.Book, error) {
-		b := chobotb.NewBook(c, def, fmt.Sprint("run", run))
-		r, err := b.Call(ctx, 0, "do", chobotb.Values{"warm-up", "A-1", int64(1)})
-		if err == nil && r.Outcome != chobo.Done {
-			err = fmt.Errorf("warm-up: %s", r)
-		}
-		return b, err
-	}
-	calls := func(n int, gather time.Duration) mode {
-		name := fmt.Sprintf("chobo ×%d", n)
-		if gather > 0 {
-			name = fmt.Sprintf("chobo ×%d gather %v", n, gather)
-		}
-		return mode{name, func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
-			b, err := book(run)
-			if err != nil {
-				return 0, err
-			}
-			b.Gather(gather)
-			return parallel(n, stop, func() (int64, error) {
-				r, err := b.Call(ctx, 0, "do", chobotb.Values{fmt.Sprint("d-", seq.Add(1)), "A-1", int64(1)})
-				if err == nil && r.Outcome != chobo.Done {
-					err = fmt.Errorf("receive: %s", r)
-				}
-				return 1, err
-			})
-		}}
-	}
-	bulk := mode{"chobo bulk ×1", func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
-		b, err := book(run)
-		if err != nil {
-			return 0, err
-		}
-		return parallel(1, stop, func() (int64, error) {
-			ops := make([]chobotb.Op, chobotb.MaxEvents)
-			for i := range ops {
-				ops[i] = chobotb.Op{Kind: 0, Op: "do", Values: chobotb.Values{fmt.Sprint("d-", seq.Add(1)), "A-1", int64(1)}}
-			}
-			answers, err := b.Bulk(ctx, ops)
-			if err != nil {
-				return 0, err
-			}
-			for _, ans := range answers {
-				if ans.Err != nil {
-					return 0, ans.Err
-				}
-				if ans.Result.Outcome != chobo.Done {
-					return 0, fmt.Errorf("bulk receive: %s", ans.Result)
-				}
-			}
-			return int64(len(ops)), nil
-		})
-	}}
-	// The key guard's cost: the chain a Book sends for one call, built by
-	// the same code, sent with its guard (as every call is) and without it
-	// (as calls were before there was one), one chain a request or as
-	// many whole chains as fit one request.
-	// The call is a shelve: out of stock(sku), at least 0, into bin(sku),
-	// at most 10^15; either bound may refuse it, so it has a guard.
-	const shelve = 1
-	if !def.Guarded(shelve) {
+	b := &bench{c: srv.Client, def: tigerbeetle.Def(res.Book)}
+	if !b.def.Guarded(shelve) {
 		return fmt.Errorf("shelve has no key guard")
 	}
-	stocked := func(run int) error {
-		b, err := book(run)
-		if err != nil {
-			return err
-		}
-		// Stock for every call to come; one shelve makes its accounts.
-		r, err := b.Call(ctx, 0, "do", chobotb.Values{"stock", "A-1", int64(1) << 40})
-		if err == nil && r.Outcome == chobo.Done {
-			r, err = b.Call(ctx, shelve, "do", chobotb.Values{"warm-up", "A-1", int64(1)})
-		}
-		if err == nil && r.Outcome != chobo.Done {
-			err = fmt.Errorf("stocking: %s", r)
-		}
+	// Raw: two accounts, the first with chobo's flag for a lower bound of 0.
+	b.a = chobotb.Account{ID: ids.Sum("tbbench", "a"), Ledger: 1, Code: 1, Flags: chobotb.AccountDebitsMustNotExceedCredits}
+	b.s = chobotb.Account{ID: ids.Sum("tbbench", "s"), Ledger: 1, Code: 1}
+	if _, err := b.c.CreateAccounts(ctx, []chobotb.Account{b.a, b.s}); err != nil {
 		return err
 	}
-	chainOf := func(run int, guarded bool) ([]chobotb.Event, error) {
-		p, err := def.Build(fmt.Sprint("run", run), shelve, "do", chobotb.Values{fmt.Sprint("s-", seq.Add(1)), "A-1", int64(1)})
-		if err != nil {
-			return nil, err
-		}
-		if !guarded {
-			return p.Chain[:len(p.Chain)-1], nil
-		}
-		return p.Chain, nil
-	}
-	send := func(ctx context.Context, chains [][]chobotb.Event) error {
-		var ts []chobotb.Transfer
-		for _, ch := range chains {
-			for _, e := range ch {
-				ts = append(ts, e.Transfer)
-			}
-		}
-		st, err := c.CreateTransfers(ctx, ts)
-		if err != nil {
-			return err
-		}
-		for _, ch := range chains {
-			r, err := chobotb.Read(ch, st[:len(ch)])
-			if err == nil && r.Outcome != chobo.Done {
-				err = fmt.Errorf("receive: %s", r)
-			}
-			if err != nil {
-				return err
-			}
-			st = st[len(ch):]
-		}
-		return nil
-	}
-	chainName := func(guarded bool) string {
-		if guarded {
-			return "chain"
-		}
-		return "chain unguarded"
-	}
-	chains := func(n int, guarded bool) mode {
-		return mode{fmt.Sprintf("%s ×%d", chainName(guarded), n), func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
-			if err := stocked(run); err != nil {
-				return 0, err
-			}
-			return parallel(n, stop, func() (int64, error) {
-				ch, err := chainOf(run, guarded)
-				if err != nil {
-					return 0, err
-				}
-				return 1, send(ctx, [][]chobotb.Event{ch})
-			})
-		}}
-	}
-	packed := func(guarded bool) mode {
-		return mode{chainName(guarded) + " packed", func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
-			if err := stocked(run); err != nil {
-				return 0, err
-			}
-			return parallel(1, stop, func() (int64, error) {
-				var batch [][]chobotb.Event
-				for events := 0; ; {
-					ch, err := chainOf(run, guarded)
-					if err != nil {
-						return 0, err
-					}
-					if events+len(ch) > chobotb.MaxEvents {
-						break
-					}
-					batch, events = append(batch, ch), events+len(ch)
-				}
-				return int64(len(batch)), send(ctx, batch)
-			})
-		}}
-	}
-	modes := []mode{raw253}
-	for _, m := range []mode{raw1(1), raw1(8), raw1(64), calls(1, 0), calls(8, 0), calls(64, 0),
-		calls(8, *gather), calls(64, *gather), bulk,
-		chains(1, false), chains(1, true), chains(8, false), chains(8, true), chains(64, false), chains(64, true),
-		packed(false), packed(true)} {
+	modes := []mode{b.raw253()}
+	for _, m := range []mode{b.raw1(1), b.raw1(8), b.raw1(64), b.calls(1, 0), b.calls(8, 0), b.calls(64, 0),
+		b.calls(8, *gather), b.calls(64, *gather), b.bulk(),
+		b.chains(1, false), b.chains(1, true), b.chains(8, false), b.chains(8, true), b.chains(64, false), b.chains(64, true),
+		b.packed(false), b.packed(true)} {
 		if strings.HasPrefix(m.name, onlyPrefix) {
 			modes = append(modes, m)
 		}
@@ -326,6 +140,13 @@ func run(dur time.Duration) error {
 		rates[i] = float64(n) / time.Since(start).Seconds()
 		cpu[i] = float64((cpuTime() - used).Microseconds()) / float64(n)
 	}
+	report(modes, rates, cpu)
+	return nil
+}
+
+// report prints each mode's rate, its ratio to the first mode's and the
+// CPU it took, then each guarded chain's rate over its unguarded twin.
+func report(modes []mode, rates, cpu []float64) {
 	fmt.Printf("%-24s %10s %9s %12s\n", "mode", "calls/s", "×raw-253", "CPU µs/call")
 	for i, m := range modes {
 		fmt.Printf("%-24s %10.0f %9.2f %12.1f\n", m.name, rates[i], rates[i]/rates[0], cpu[i])
@@ -341,7 +162,219 @@ func run(dur time.Duration) error {
 		}
 	}
 	fmt.Println("(CPU is this process's, user and system, with the official client's; the replica's is not in it)")
+}
+
+// The key guard's cost is measured on the chain a Book sends for one
+// shelve (out of stock(sku), at least 0, into bin(sku), at most 10^15;
+// either bound may refuse it, so it has a guard), built by the same code
+// and sent with its guard (as every call is) and without it (as calls
+// were before there was one), one chain a request or as many whole
+// chains as fit one request.
+const shelve = 1
+
+// bench is what the modes share: the replica's client, the book's
+// definition, the two raw accounts and a counter that makes ids unique.
+type bench struct {
+	c    chobotb.Client
+	def  *chobotb.Def
+	a, s chobotb.Account
+	seq  atomic.Int64
+}
+
+// rawTransfer is one transfer of 1 from s to a, with a fresh id.
+func (b *bench) rawTransfer() chobotb.Transfer {
+	n := b.seq.Add(1)
+	return chobotb.Transfer{ID: ids.Sum("tbbench", "raw", fmt.Sprint(n)), DebitAccountID: b.s.ID, CreditAccountID: b.a.ID,
+		Amount: chobotb.U64(1), Ledger: 1, Code: 1}
+}
+
+func (b *bench) raw1(n int) mode {
+	return mode{fmt.Sprintf("raw-1 ×%d", n), func(ctx context.Context, _ int, stop *atomic.Bool) (int64, error) {
+		return parallel(n, stop, func() (int64, error) {
+			st, err := b.c.CreateTransfers(ctx, []chobotb.Transfer{b.rawTransfer()})
+			if err == nil && st[0] != chobotb.Created {
+				err = fmt.Errorf("raw transfer: %s", st[0])
+			}
+			return 1, err
+		})
+	}}
+}
+
+func (b *bench) raw253() mode {
+	return mode{"raw-253 ×1", func(ctx context.Context, _ int, stop *atomic.Bool) (int64, error) {
+		return parallel(1, stop, func() (int64, error) {
+			ts := make([]chobotb.Transfer, chobotb.MaxEvents)
+			for i := range ts {
+				ts[i] = b.rawTransfer()
+			}
+			st, err := b.c.CreateTransfers(ctx, ts)
+			for _, x := range st {
+				if x != chobotb.Created && err == nil {
+					err = fmt.Errorf("raw batch: %s", x)
+				}
+			}
+			return int64(len(ts)), err
+		})
+	}}
+}
+
+// book is a fresh Book per mode (a tenant of its own), its accounts made
+// by a first call before the clock starts.
+func (b *bench) book(ctx context.Context, run int) (*chobotb.Book, error) {
+	bk := chobotb.NewBook(b.c, b.def, fmt.Sprint("run", run))
+	r, err := bk.Call(ctx, 0, "do", chobotb.Values{"warm-up", "A-1", int64(1)})
+	if err == nil && r.Outcome != chobo.Done {
+		err = fmt.Errorf("warm-up: %s", r)
+	}
+	return bk, err
+}
+
+func (b *bench) calls(n int, gather time.Duration) mode {
+	name := fmt.Sprintf("chobo ×%d", n)
+	if gather > 0 {
+		name = fmt.Sprintf("chobo ×%d gather %v", n, gather)
+	}
+	return mode{name, func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
+		bk, err := b.book(ctx, run)
+		if err != nil {
+			return 0, err
+		}
+		bk.Gather(gather)
+		return parallel(n, stop, func() (int64, error) {
+			r, err := bk.Call(ctx, 0, "do", chobotb.Values{fmt.Sprint("d-", b.seq.Add(1)), "A-1", int64(1)})
+			if err == nil && r.Outcome != chobo.Done {
+				err = fmt.Errorf("receive: %s", r)
+			}
+			return 1, err
+		})
+	}}
+}
+
+func (b *bench) bulk() mode {
+	return mode{"chobo bulk ×1", func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
+		bk, err := b.book(ctx, run)
+		if err != nil {
+			return 0, err
+		}
+		return parallel(1, stop, func() (int64, error) {
+			ops := make([]chobotb.Op, chobotb.MaxEvents)
+			for i := range ops {
+				ops[i] = chobotb.Op{Kind: 0, Op: "do", Values: chobotb.Values{fmt.Sprint("d-", b.seq.Add(1)), "A-1", int64(1)}}
+			}
+			answers, err := bk.Bulk(ctx, ops)
+			if err != nil {
+				return 0, err
+			}
+			for _, ans := range answers {
+				if ans.Err != nil {
+					return 0, ans.Err
+				}
+				if ans.Result.Outcome != chobo.Done {
+					return 0, fmt.Errorf("bulk receive: %s", ans.Result)
+				}
+			}
+			return int64(len(ops)), nil
+		})
+	}}
+}
+
+// stocked makes run's Book with stock for every call to come; one shelve
+// makes its accounts.
+func (b *bench) stocked(ctx context.Context, run int) error {
+	bk, err := b.book(ctx, run)
+	if err != nil {
+		return err
+	}
+	r, err := bk.Call(ctx, 0, "do", chobotb.Values{"stock", "A-1", int64(1) << 40})
+	if err == nil && r.Outcome == chobo.Done {
+		r, err = bk.Call(ctx, shelve, "do", chobotb.Values{"warm-up", "A-1", int64(1)})
+	}
+	if err == nil && r.Outcome != chobo.Done {
+		err = fmt.Errorf("stocking: %s", r)
+	}
+	return err
+}
+
+// chainOf is the chain of a new shelve of run's tenant, with its key
+// guard or without.
+func (b *bench) chainOf(run int, guarded bool) ([]chobotb.Event, error) {
+	p, err := b.def.Build(fmt.Sprint("run", run), shelve, "do", chobotb.Values{fmt.Sprint("s-", b.seq.Add(1)), "A-1", int64(1)})
+	if err != nil {
+		return nil, err
+	}
+	if !guarded {
+		return p.Chain[:len(p.Chain)-1], nil
+	}
+	return p.Chain, nil
+}
+
+// send sends the chains in one request and checks that each was done.
+func (b *bench) send(ctx context.Context, chains [][]chobotb.Event) error {
+	var ts []chobotb.Transfer
+	for _, ch := range chains {
+		for _, e := range ch {
+			ts = append(ts, e.Transfer)
+		}
+	}
+	st, err := b.c.CreateTransfers(ctx, ts)
+	if err != nil {
+		return err
+	}
+	for _, ch := range chains {
+		r, err := chobotb.Read(ch, st[:len(ch)])
+		if err == nil && r.Outcome != chobo.Done {
+			err = fmt.Errorf("receive: %s", r)
+		}
+		if err != nil {
+			return err
+		}
+		st = st[len(ch):]
+	}
 	return nil
+}
+
+func chainName(guarded bool) string {
+	if guarded {
+		return "chain"
+	}
+	return "chain unguarded"
+}
+
+func (b *bench) chains(n int, guarded bool) mode {
+	return mode{fmt.Sprintf("%s ×%d", chainName(guarded), n), func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
+		if err := b.stocked(ctx, run); err != nil {
+			return 0, err
+		}
+		return parallel(n, stop, func() (int64, error) {
+			ch, err := b.chainOf(run, guarded)
+			if err != nil {
+				return 0, err
+			}
+			return 1, b.send(ctx, [][]chobotb.Event{ch})
+		})
+	}}
+}
+
+func (b *bench) packed(guarded bool) mode {
+	return mode{chainName(guarded) + " packed", func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
+		if err := b.stocked(ctx, run); err != nil {
+			return 0, err
+		}
+		return parallel(1, stop, func() (int64, error) {
+			var batch [][]chobotb.Event
+			for events := 0; ; {
+				ch, err := b.chainOf(run, guarded)
+				if err != nil {
+					return 0, err
+				}
+				if events+len(ch) > chobotb.MaxEvents {
+					break
+				}
+				batch, events = append(batch, ch), events+len(ch)
+			}
+			return int64(len(batch)), b.send(ctx, batch)
+		})
+	}}
 }
 
 // cpuTime is the CPU this process has used, user and system.
