@@ -175,15 +175,7 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 		return err
 	}
 	defer setup.Close(ctx)
-	if _, err := setup.Exec(ctx, string(files[0].Data)); err != nil {
-		return fmt.Errorf("loading the book: %v", err)
-	}
-	for _, sql := range afterLoad {
-		if _, err := setup.Exec(ctx, sql); err != nil {
-			return fmt.Errorf("%s: %v", sql, err)
-		}
-	}
-	if err := grow(ctx, setup); err != nil {
+	if err := load(ctx, setup, string(files[0].Data)); err != nil {
 		return err
 	}
 	maxConns := slices.Max(connCounts)
@@ -201,6 +193,42 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 		return fmt.Errorf("the outside account: %v", err)
 	}
 	all := statements(m, redeemedID)
+	if err := prepare(ctx, workers, all); err != nil {
+		return err
+	}
+	if pidFile != "" {
+		if err := writePIDs(pidFile, workers); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("pgbench: %d operations per measure, %d repetitions, pipelined %d statements a round trip\n", calls, reps, batch)
+	fmt.Printf("%-9s %-8s %5s %10s %10s %10s %12s %12s %10s %10s %9s\n", "mode", "shape", "conns", "chobo/s", "bare/s", "floor/s",
+		"chobo/bare", "chobo/floor", "chobo cpu", "bare cpu", "cpu b/c")
+	r := &measurer{ctx: ctx, workers: workers, calls: calls, reps: reps, batch: batch}
+	for _, mode := range modes {
+		for _, shape := range shapes {
+			ops, ok := all[shape]
+			if !ok {
+				return fmt.Errorf("no shape %q", shape)
+			}
+			for _, conns := range connCounts {
+				if err := r.row(mode, shape, ops, conns); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	fmt.Println("(hold: one operation is a hold and its post, two calls)")
+	fmt.Println("(cpu: microseconds of CPU the connections' server processes spent per operation, from /proc;")
+	fmt.Println(" cpu b/c is bare's over chobo's, the ratio of rates a server short of CPU would reach whatever else runs on the machine)")
+	if stats {
+		return printStats(ctx, setup)
+	}
+	return nil
+}
+
+// prepare prepares every statement of every system on every connection.
+func prepare(ctx context.Context, workers []*worker, all map[string]map[string][]stmt) error {
 	for _, w := range workers {
 		for name, ops := range all {
 			for sys, ss := range ops {
@@ -212,78 +240,91 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 			}
 		}
 	}
-	if pidFile != "" {
-		var pids []string
-		for _, w := range workers {
-			pids = append(pids, strconv.Itoa(int(w.conn.PgConn().PID())))
-		}
-		if err := os.WriteFile(pidFile, []byte(strings.Join(pids, ",")+"\n"), 0o644); err != nil {
-			return err
-		}
-		time.Sleep(2 * time.Second)
-	}
-	fmt.Printf("pgbench: %d operations per measure, %d repetitions, pipelined %d statements a round trip\n", calls, reps, batch)
-	fmt.Printf("%-9s %-8s %5s %10s %10s %10s %12s %12s %10s %10s %9s\n", "mode", "shape", "conns", "chobo/s", "bare/s", "floor/s",
-		"chobo/bare", "chobo/floor", "chobo cpu", "bare cpu", "cpu b/c")
-	seq := 0
-	for _, mode := range modes {
-		for _, shape := range shapes {
-			ops, ok := all[shape]
-			if !ok {
-				return fmt.Errorf("no shape %q", shape)
-			}
-			for _, conns := range connCounts {
-				rates := map[string][]float64{}
-				var vsBare, vsFloor, cpuRatio []float64
-				cpu := map[string][]float64{}
-				for r := 0; r < reps; r++ {
-					rate := map[string]float64{}
-					for i := range systems {
-						sys := systems[(i+r)%len(systems)]
-						seq++
-						prefix := fmt.Sprintf("%s-%d", sys, seq)
-						var d time.Duration
-						var err error
-						used := serverCPU(workers[:conns])
-						if mode == "pipelined" {
-							d, err = measure(workers[:conns], calls, func(w *worker, from, to int) error {
-								return pipelined(ctx, w, shape, sys, ops[sys], prefix, from, to, batch)
-							})
-						} else {
-							d, err = measure(workers[:conns], calls, func(w *worker, from, to int) error {
-								return single(ctx, w, shape, sys, ops[sys], prefix, from, to)
-							})
-						}
-						if err != nil {
-							return fmt.Errorf("%s %s %s conns=%d: %v", mode, shape, sys, conns, err)
-						}
-						if used >= 0 {
-							used = serverCPU(workers[:conns]) - used
-						}
-						rate[sys] = float64(calls) / d.Seconds()
-						rates[sys] = append(rates[sys], rate[sys])
-						cpu[sys] = append(cpu[sys], used.Seconds()*1e6/float64(calls))
-					}
-					// a run of some systems alone (-systems) has no ratios
-					vsBare = append(vsBare, rate["chobo"]/rate["bare"])
-					vsFloor = append(vsFloor, rate["chobo"]/rate["floor"])
-					if n := len(cpu["bare"]) - 1; n >= 0 && len(cpu["chobo"]) > n {
-						cpuRatio = append(cpuRatio, cpu["bare"][n]/cpu["chobo"][n])
-					}
-				}
-				fmt.Printf("%-9s %-8s %5d %10.0f %10.0f %10.0f %12.2f %12.2f %10.1f %10.1f %9.2f\n", mode, shape, conns,
-					median(rates["chobo"]), median(rates["bare"]), median(rates["floor"]), median(vsBare), median(vsFloor),
-					median(cpu["chobo"]), median(cpu["bare"]), median(cpuRatio))
-			}
-		}
-	}
-	fmt.Println("(hold: one operation is a hold and its post, two calls)")
-	fmt.Println("(cpu: microseconds of CPU the connections' server processes spent per operation, from /proc;")
-	fmt.Println(" cpu b/c is bare's over chobo's, the ratio of rates a server short of CPU would reach whatever else runs on the machine)")
-	if stats {
-		return printStats(ctx, setup)
-	}
 	return nil
+}
+
+// writePIDs writes the server process ids of the connections to path,
+// then waits 2 s for a profiler to attach.
+func writePIDs(path string, workers []*worker) error {
+	var pids []string
+	for _, w := range workers {
+		pids = append(pids, strconv.Itoa(int(w.conn.PgConn().PID())))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(pids, ",")+"\n"), 0o644); err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second)
+	return nil
+}
+
+// measurer runs the measures of one server, row by row of the table.
+type measurer struct {
+	ctx                context.Context
+	workers            []*worker
+	calls, reps, batch int
+	seq                int // numbers each measure, so that keys never repeat
+}
+
+// row measures every system sending shape's operations (ops, by system)
+// on conns connections, the order of the systems rotating from one
+// repetition to the next, and prints the medians.
+func (r *measurer) row(mode, shape string, ops map[string][]stmt, conns int) error {
+	rates := map[string][]float64{}
+	var vsBare, vsFloor, cpuRatio []float64
+	cpu := map[string][]float64{}
+	for rep := 0; rep < r.reps; rep++ {
+		rate := map[string]float64{}
+		for i := range systems {
+			sys := systems[(i+rep)%len(systems)]
+			r.seq++
+			prefix := fmt.Sprintf("%s-%d", sys, r.seq)
+			var d time.Duration
+			var err error
+			used := serverCPU(r.workers[:conns])
+			if mode == "pipelined" {
+				d, err = measure(r.workers[:conns], r.calls, func(w *worker, from, to int) error {
+					return pipelined(r.ctx, w, shape, sys, ops[sys], prefix, from, to, r.batch)
+				})
+			} else {
+				d, err = measure(r.workers[:conns], r.calls, func(w *worker, from, to int) error {
+					return single(r.ctx, w, shape, sys, ops[sys], prefix, from, to)
+				})
+			}
+			if err != nil {
+				return fmt.Errorf("%s %s %s conns=%d: %v", mode, shape, sys, conns, err)
+			}
+			if used >= 0 {
+				used = serverCPU(r.workers[:conns]) - used
+			}
+			rate[sys] = float64(r.calls) / d.Seconds()
+			rates[sys] = append(rates[sys], rate[sys])
+			cpu[sys] = append(cpu[sys], used.Seconds()*1e6/float64(r.calls))
+		}
+		// a run of some systems alone (-systems) has no ratios
+		vsBare = append(vsBare, rate["chobo"]/rate["bare"])
+		vsFloor = append(vsFloor, rate["chobo"]/rate["floor"])
+		if n := len(cpu["bare"]) - 1; n >= 0 && len(cpu["chobo"]) > n {
+			cpuRatio = append(cpuRatio, cpu["bare"][n]/cpu["chobo"][n])
+		}
+	}
+	fmt.Printf("%-9s %-8s %5d %10.0f %10.0f %10.0f %12.2f %12.2f %10.1f %10.1f %9.2f\n", mode, shape, conns,
+		median(rates["chobo"]), median(rates["bare"]), median(rates["floor"]), median(vsBare), median(vsFloor),
+		median(cpu["chobo"]), median(cpu["bare"]), median(cpuRatio))
+	return nil
+}
+
+// load loads the book's SQL, runs the statements of afterLoad, and
+// grows the tables.
+func load(ctx context.Context, setup *pgx.Conn, sql string) error {
+	if _, err := setup.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("loading the book: %v", err)
+	}
+	for _, sql := range afterLoad {
+		if _, err := setup.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("%s: %v", sql, err)
+		}
+	}
+	return grow(ctx, setup)
 }
 
 // grow fills the tables with rows of other tenants: on a table of a few
@@ -347,52 +388,6 @@ func openWorkers(ctx context.Context, srv *pgtest.Server, setup *pgx.Conn, m *mo
 
 // statements gives, per shape and system, the statements of one operation.
 func statements(m *model.Model, redeemedID string) map[string]map[string][]stmt {
-	key := func(op string) string {
-		return `with k as (
-  insert into "bench".keys (tenant, kind, op, key, content, definition, result)
-  values ($1, 'floor', '` + op + `', array[$5::text], '', '', 'done') on conflict do nothing returning 1)`
-	}
-	moveSQL := func(floor bool) string {
-		s, cond := "with", ""
-		if floor {
-			s, cond = key("do")+",", " and exists (select 1 from k)"
-		}
-		return s + ` f as (update "bench".accounts set posted = posted - $4::bigint
-   where tenant = $1 and id = $2::uuid and posted - held_out - $4::bigint >= 0` + cond + ` returning 1)
-update "bench".accounts set posted = posted + $4::bigint
- where tenant = $1 and id = $3::uuid and exists (select 1 from f)`
-	}
-	outsideSQL := func(floor bool) string {
-		s, cond := "with", ""
-		if floor {
-			s, cond = key("do")+",", " and exists (select 1 from k)"
-		}
-		return s + ` f as (update "bench".accounts set posted = posted - $4::bigint
-   where tenant = $1 and id = $2::uuid and posted - held_out - $4::bigint >= 0` + cond + ` returning 1)
-update "bench".account_shards set posted = posted + $4::bigint
- where tenant = $1 and id = $3::uuid and shard = $6::int and exists (select 1 from f)`
-	}
-	holdSQL := func(floor bool) string {
-		s, cond := "with", ""
-		if floor {
-			s, cond = key("hold")+",", " and exists (select 1 from k)"
-		}
-		return s + ` f as (update "bench".accounts set held_out = held_out + $4::bigint
-   where tenant = $1 and id = $2::uuid and posted - held_out - $4::bigint >= 0` + cond + ` returning 1)
-update "bench".accounts set held_in = held_in + $4::bigint
- where tenant = $1 and id = $3::uuid and exists (select 1 from f)`
-	}
-	postSQL := func(floor bool) string {
-		// the post of the hold made just before: its rows always change
-		s, cond := "with", ""
-		if floor {
-			s, cond = key("post")+",", " and exists (select 1 from k)"
-		}
-		return s + ` f as (update "bench".accounts set posted = posted - $4::bigint, held_out = held_out - $4::bigint
-   where tenant = $1 and id = $2::uuid` + cond + ` returning 1)
-update "bench".accounts set posted = posted + $4::bigint, held_in = held_in - $4::bigint
- where tenant = $1 and id = $3::uuid and exists (select 1 from f)`
-	}
 	two := func(w *worker, key string) [][]byte {
 		return [][]byte{[]byte(tenant), []byte(w.aID), []byte(w.bID), []byte("1"), []byte(key)}
 	}
@@ -435,6 +430,66 @@ update "bench".accounts set posted = posted + $4::bigint, held_in = held_in - $4
 			"floor": {{sql: holdSQL(true), params: two}, {sql: postSQL(true), params: two}},
 		},
 	}
+}
+
+// keySQL is the key row the floor statements write first.
+func keySQL(op string) string {
+	return `with k as (
+  insert into "bench".keys (tenant, kind, op, key, content, definition, result)
+  values ($1, 'floor', '` + op + `', array[$5::text], '', '', 'done') on conflict do nothing returning 1)`
+}
+
+// moveSQL is the hand-written SQL of a move between two bounded
+// accounts; with floor, behind a key row as chobo's calls are.
+func moveSQL(floor bool) string {
+	s, cond := "with", ""
+	if floor {
+		s, cond = keySQL("do")+",", " and exists (select 1 from k)"
+	}
+	return s + ` f as (update "bench".accounts set posted = posted - $4::bigint
+   where tenant = $1 and id = $2::uuid and posted - held_out - $4::bigint >= 0` + cond + ` returning 1)
+update "bench".accounts set posted = posted + $4::bigint
+ where tenant = $1 and id = $3::uuid and exists (select 1 from f)`
+}
+
+// outsideSQL is the hand-written SQL of a move into an outside
+// account's shard; with floor, behind a key row as chobo's calls are.
+func outsideSQL(floor bool) string {
+	s, cond := "with", ""
+	if floor {
+		s, cond = keySQL("do")+",", " and exists (select 1 from k)"
+	}
+	return s + ` f as (update "bench".accounts set posted = posted - $4::bigint
+   where tenant = $1 and id = $2::uuid and posted - held_out - $4::bigint >= 0` + cond + ` returning 1)
+update "bench".account_shards set posted = posted + $4::bigint
+ where tenant = $1 and id = $3::uuid and shard = $6::int and exists (select 1 from f)`
+}
+
+// holdSQL is the hand-written SQL of a hold between two bounded
+// accounts; with floor, behind a key row as chobo's calls are.
+func holdSQL(floor bool) string {
+	s, cond := "with", ""
+	if floor {
+		s, cond = keySQL("hold")+",", " and exists (select 1 from k)"
+	}
+	return s + ` f as (update "bench".accounts set held_out = held_out + $4::bigint
+   where tenant = $1 and id = $2::uuid and posted - held_out - $4::bigint >= 0` + cond + ` returning 1)
+update "bench".accounts set held_in = held_in + $4::bigint
+ where tenant = $1 and id = $3::uuid and exists (select 1 from f)`
+}
+
+// postSQL is the hand-written SQL of the post of the hold made just
+// before, whose rows always change; with floor, behind a key row as
+// chobo's calls are.
+func postSQL(floor bool) string {
+	s, cond := "with", ""
+	if floor {
+		s, cond = keySQL("post")+",", " and exists (select 1 from k)"
+	}
+	return s + ` f as (update "bench".accounts set posted = posted - $4::bigint, held_out = held_out - $4::bigint
+   where tenant = $1 and id = $2::uuid` + cond + ` returning 1)
+update "bench".accounts set posted = posted + $4::bigint, held_in = held_in - $4::bigint
+ where tenant = $1 and id = $3::uuid and exists (select 1 from f)`
 }
 
 func stmtName(shape, sys string, j int) string { return fmt.Sprintf("%s_%s_%d", shape, sys, j) }
