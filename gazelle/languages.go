@@ -153,7 +153,9 @@ func goBuiltin(c *config.Config, imp string) []resolve.FindResult {
 func pythonModuleOf(r *rule.Rule, f *rule.File) string {
 	var name string
 	if out := r.AttrString("out"); out != "" {
-		name = strings.TrimSuffix(path.Base(out), ".py")
+		// An out in a folder of its own ("sub/stock.py") is not on the
+		// path chobo_client's library adds; no identifier has a slash.
+		name = strings.TrimSuffix(out, ".py")
 	} else {
 		target, local := localTarget(r.AttrString("book"))
 		if !local || f == nil {
@@ -177,9 +179,20 @@ func pythonModuleOf(r *rule.Rule, f *rule.File) string {
 	return name
 }
 
+// pythonKeywords cannot be imported, though they are identifiers.
+var pythonKeywords = map[string]bool{
+	"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true,
+	"async": true, "await": true, "break": true, "class": true, "continue": true,
+	"def": true, "del": true, "elif": true, "else": true, "except": true,
+	"finally": true, "for": true, "from": true, "global": true, "if": true,
+	"import": true, "in": true, "is": true, "lambda": true, "nonlocal": true,
+	"not": true, "or": true, "pass": true, "raise": true, "return": true,
+	"try": true, "while": true, "with": true, "yield": true,
+}
+
 // isPythonIdentifier reports whether s can follow `import`.
 func isPythonIdentifier(s string) bool {
-	if s == "" {
+	if s == "" || pythonKeywords[s] {
 		return false
 	}
 	for i, r := range s {
