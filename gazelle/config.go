@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/bazelbuild/bazel-gazelle/config"
-	golang "github.com/bazelbuild/bazel-gazelle/language/go"
 	"github.com/bazelbuild/bazel-gazelle/rule"
 )
 
@@ -22,7 +21,7 @@ const (
 	directiveChobo = "chobo"
 	// # gazelle:chobo_client postgres-go tigerbeetle-go
 	// The client targets written for each book, in this order; "none" for
-	// none. The default is postgres-go.
+	// none. The default is defaultClient alone.
 	directiveClient = "chobo_client"
 	// # gazelle:chobo_importpath example.com/warehouse/books
 	// The import path of this directory's clients: each is placed under it
@@ -326,20 +325,6 @@ func parseDocs(value string) ([]string, error) {
 		out = append(out, f)
 	}
 	return out, nil
-}
-
-// baseImportPath is the import path of the directory rel, under which
-// its clients are placed: from chobo_importpath when set above rel, else
-// the Go language's (the prefix and the directory), else rel itself.
-func baseImportPath(c *config.Config, rel string) string {
-	cc := getConfig(c)
-	if cc.importPathSet {
-		return joinBelow(cc.importPath, cc.importPathRel, rel)
-	}
-	if _, ok := c.Exts["go"]; ok {
-		return golang.InferImportPath(c, rel)
-	}
-	return rel
 }
 
 // joinBelow is base, the import path of the directory baseRel, extended by

@@ -2,11 +2,11 @@ package gazelle
 
 import (
 	"log"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/bazelbuild/bazel-gazelle/config"
 	"github.com/bazelbuild/bazel-gazelle/language"
 	"github.com/bazelbuild/bazel-gazelle/rule"
 )
@@ -52,9 +52,8 @@ func (*choboLang) GenerateRules(args language.GenerateArgs) language.GenerateRes
 		files[f] = true
 	}
 	books := findBooks(args.Dir, args.RegularFiles, files)
-	base := baseImportPath(args.Config, args.Rel)
 	for _, b := range books {
-		for _, r := range bookRules(b, cc, base, files, len(books) == 1) {
+		for _, r := range bookRules(b, cc, args.Config, args.Rel, files, len(books) == 1) {
 			res.Gen = append(res.Gen, r)
 			res.Imports = append(res.Imports, nil)
 		}
@@ -116,7 +115,7 @@ func docName(book, f string) string {
 }
 
 // bookRules are the targets of one book.
-func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole bool) []*rule.Rule {
+func bookRules(b book, cc *choboConfig, c *config.Config, rel string, files map[string]bool, sole bool) []*rule.Rule {
 	bk := rule.NewRule(bookKind, b.name)
 	bk.SetAttr("src", str(b.file))
 	if f := b.stem + baselineSuffix; files[f] {
@@ -130,19 +129,15 @@ func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole
 
 	var clients []string
 	for _, t := range cc.clients {
-		c := rule.NewRule(clientKind, clientName(b, t))
-		c.SetAttr("book", ":"+b.name)
-		if clientTargets[t].language == goLang {
-			imp := path.Join(base, b.name+clientTargets[t].importSuffix)
-			c.SetAttr("importpath", imp)
-			if pkg := goPackage(b.name); pkg != goPackage(imp) {
-				c.SetAttr("package", pkg)
-			}
+		cl := rule.NewRule(clientKind, clientName(b, t))
+		cl.SetAttr("book", ":"+b.name)
+		if l, ok := languageOf(t); ok && l.setAttrs != nil {
+			l.setAttrs(cl, c, rel, b, clientTargets[t])
 		}
-		c.SetAttr("target", t)
-		c.SetAttr("visibility", []string{"//visibility:public"})
-		out = append(out, c)
-		clients = append(clients, ":"+c.Name())
+		cl.SetAttr("target", t)
+		cl.SetAttr("visibility", []string{"//visibility:public"})
+		out = append(out, cl)
+		clients = append(clients, ":"+cl.Name())
 	}
 
 	for _, f := range cc.docs {

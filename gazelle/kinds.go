@@ -104,8 +104,8 @@ func apparentRepo(moduleToApparentName func(string) string) string {
 // language, so its entries are plain literals.
 type clientTarget struct {
 	short, importSuffix string
-	// language is the one of the registry, which is also the Lang of the
-	// import specs Gazelle indexes the client under ("go" for Go).
+	// language is the one of the registry; its row in clientLanguages
+	// says what Gazelle writes for it and how programs find the client.
 	language string
 }
 

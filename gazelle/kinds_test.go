@@ -4,6 +4,9 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+
+	"github.com/bazelbuild/bazel-gazelle/config"
+	"github.com/bazelbuild/bazel-gazelle/rule"
 )
 
 // Every kind is loaded, and every attribute people set by hand (size,
@@ -72,12 +75,21 @@ func TestClientTargets(t *testing.T) {
 			t.Errorf("%s: %+v lacks a short name or a language", name, ct)
 		}
 		b := book{name: "stock"}
-		rule := clientName(b, name)
-		if other, ok := names[rule]; ok {
-			t.Errorf("%s and %s are both named %s", other, name, rule)
+		cn := clientName(b, name)
+		if other, ok := names[cn]; ok {
+			t.Errorf("%s and %s are both named %s", other, name, cn)
 		}
-		names[rule] = name
-		if ct.language != goLang {
+		names[cn] = name
+		l, ok := clientLanguages[ct.language]
+		if !ok {
+			t.Errorf("%s: its language %s has no row in clientLanguages", name, ct.language)
+			continue
+		}
+		r := rule.NewRule(clientKind, clientName(b, name))
+		if l.setAttrs != nil {
+			l.setAttrs(r, config.New(), "ledger", b, ct)
+		}
+		if r.AttrString("importpath") == "" {
 			if ct.importSuffix != "" {
 				t.Errorf("%s has an import suffix but is no Go package", name)
 			}
@@ -98,5 +110,41 @@ func TestDocNames(t *testing.T) {
 		if got := docName("stock", f); got != want {
 			t.Errorf("docName(stock, %s) = %s, want %s", f, got, want)
 		}
+	}
+}
+
+// Every language of the client targets has a row, every row a target;
+// a row whose clients are indexed says how they are imported, and no two
+// rows answer the same Gazelle language, since CrossResolve picks the
+// row by it.
+func TestClientLanguages(t *testing.T) {
+	used := map[string]bool{}
+	for _, ct := range clientTargets {
+		used[ct.language] = true
+	}
+	answers := map[string]string{}
+	for name, l := range clientLanguages {
+		if !used[name] {
+			t.Errorf("clientLanguages has %s, which no client target is written in", name)
+		}
+		if l.importLang == "" {
+			if l.importOf != nil || l.builtin != nil {
+				t.Errorf("%s: says how its clients are imported, but by no Gazelle language", name)
+			}
+			continue
+		}
+		if l.importOf == nil {
+			t.Errorf("%s: indexed under %s, but with no rule for the import", name, l.importLang)
+		}
+		if other, ok := answers[l.importLang]; ok {
+			t.Errorf("%s and %s both answer the Gazelle language %s", other, name, l.importLang)
+		}
+		answers[l.importLang] = name
+		if got, ok := languageImportedBy(l.importLang); !ok || got.importLang != l.importLang {
+			t.Errorf("languageImportedBy(%s) does not find %s", l.importLang, name)
+		}
+	}
+	if _, ok := languageImportedBy(""); ok {
+		t.Error("a row answers the Gazelle language with no name")
 	}
 }
