@@ -54,6 +54,7 @@ type connCall struct {
 	ClientError bool        `json:"client_error"`
 	Want        connWant    `json:"want"`
 	Sent        *int        `json:"sent"`
+	Attempts    *int        `json:"attempts"`
 }
 
 type connFault struct {
@@ -372,13 +373,11 @@ func (m *bookModel) serve(conn net.Conn) {
 			m.mu.Unlock()
 			return
 		}
-		if _, ok := msg.(*pgproto3.Flush); ok || msg != nil {
-			if err := be.Flush(); err != nil {
-				m.mu.Unlock()
-				return
-			}
-		}
+		err = be.Flush()
 		m.mu.Unlock()
+		if err != nil {
+			return
+		}
 	}
 }
 
@@ -410,7 +409,7 @@ func (c *scriptedCtx) end(err error) {
 	c.once.Do(func() { c.err = err; close(c.done) })
 }
 
-// showConn is an answer as the vectors name it.
+// checkAnswer says how a differs from what w wants, or nil.
 func checkAnswer(w connWant, a Answer) error {
 	if len(w.OneOf) > 0 {
 		var errs []error
@@ -473,8 +472,8 @@ var errClient = errors.New("refused by the client")
 func TestConnectionVectors(t *testing.T) {
 	v := readConnVectors(t)
 	// The scripted clock: a sending moves it on by the time its fault
-	// says; the waits between sendings take none, and are checked
-	// against the backoff table.
+	// says, a wait between sendings by the longest it may be drawn,
+	// which is checked against the backoff table.
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, c := range v.Cases {
 		t.Run(c.Name, func(t *testing.T) {
@@ -516,6 +515,9 @@ func replayConnVector(t *testing.T, v connVectors, c connVector, start time.Time
 	defer func(n func() time.Time, p func(context.Context, time.Duration) bool) { now, pause = n, p }(now, pause)
 	now = func() time.Time { m.mu.Lock(); defer m.mu.Unlock(); return m.clock }
 	pause = func(ctx context.Context, upTo time.Duration) bool {
+		m.mu.Lock()
+		m.clock = m.clock.Add(upTo)
+		m.mu.Unlock()
 		waits = append(waits, upTo)
 		return ctx.Err() == nil
 	}
@@ -552,13 +554,16 @@ func replayConnVector(t *testing.T, v connVectors, c connVector, start time.Time
 	bg := context.Background()
 	var q Querier
 	switch c.Over {
-	case "pool":
+	case "pool", "pool_of_one":
 		cfg, err := pgxpool.ParseConfig(connString)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.ConnConfig.DialFunc = dial
 		cfg.MaxConns = 2
+		if c.Over == "pool_of_one" {
+			cfg.MaxConns = 1
+		}
 		cfg.PrepareConn = func(context.Context, *pgx.Conn) (bool, error) {
 			m.mu.Lock()
 			defer m.mu.Unlock()
@@ -633,7 +638,7 @@ func replayConnVector(t *testing.T, v connVectors, c connVector, start time.Time
 		for i, call := range c.Calls {
 			m.mu.Lock()
 			m.current = call.Key
-			sentBefore, idsBefore := m.sent[call.Key], len(m.ids[call.Key])
+			sentBefore, idsBefore, waitsBefore := m.sent[call.Key], len(m.ids[call.Key]), len(waits)
 			m.mu.Unlock()
 			o := op(call)
 			var a Answer
@@ -650,6 +655,10 @@ func replayConnVector(t *testing.T, v connVectors, c connVector, start time.Time
 			m.mu.Unlock()
 			if call.Sent != nil && sent != *call.Sent {
 				t.Errorf("call %d (%s) reached the server %d times, want %d", i, call.Key, sent, *call.Sent)
+			}
+			// Every try after the first waits first.
+			if w := len(waits) - waitsBefore; call.Attempts != nil && w != max(*call.Attempts-1, 0) {
+				t.Errorf("call %d (%s) was tried %d times, want %d", i, call.Key, w+1, *call.Attempts)
 			}
 			for _, id := range ids {
 				if !isCallID(id) || id != ids[0] {

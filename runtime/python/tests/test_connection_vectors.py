@@ -162,6 +162,8 @@ class Cursor:
         self.row: object = None
 
     def execute(self, query: str, params: Sequence[object], /, prepare: bool | None = None) -> Cursor:
+        if self.conn.closed:
+            raise OperationalError("the connection is closed")
         if self.conn.piped is not None:
             self.conn.piped.append((self, query, tuple(params)))
         else:
@@ -377,7 +379,7 @@ def replay(case: Any, asynchronous: bool) -> list[str]:
         else:
             task[0].cancel()
 
-    if case["over"] == "pool":
+    if case["over"] in ("pool", "pool_of_one"):
         conn: Any = Pool(m, give_up)
     else:
         sync = Conn(m, case["over"] == "tx")
@@ -388,9 +390,10 @@ def replay(case: Any, asynchronous: bool) -> list[str]:
 
     def pause(seconds: float) -> None:
         waits.append(seconds)
+        m.clock += seconds
 
     async def pause_async(seconds: float) -> None:
-        waits.append(seconds)
+        pause(seconds)
 
     def as_call(c: Any) -> PgCall:
         if c.get("client_error"):
@@ -414,9 +417,9 @@ def replay(case: Any, asynchronous: bool) -> list[str]:
         except (Exception, asyncio.CancelledError) as e:
             return e
 
-    # The scripted clock: a sending moves it on by its fault's ms; the
-    # waits between sendings take none, drawn at their longest so that
-    # each can be held to the backoff table.
+    # The scripted clock: a sending moves it on by its fault's ms, a wait
+    # between sendings by the longest it may be drawn (each is drawn at
+    # its longest, and held to the backoff table); it takes no time.
     with (
         mock.patch.object(postgres, "_pg_now", lambda: m.clock),
         mock.patch.object(postgres, "_pg_pause", pause),
@@ -438,7 +441,7 @@ def replay(case: Any, asynchronous: bool) -> list[str]:
         else:
             for i, c in enumerate(case["calls"]):
                 m.current = c["key"]
-                sent_before, ids_before = m.sent.get(c["key"], 0), len(m.ids.get(c["key"], []))
+                sent_before, ids_before, waits_before = m.sent.get(c["key"], 0), len(m.ids.get(c["key"], [])), len(waits)
                 if c["op"] == "status":
                     a = outcome(lambda: book.status("vector", STATUS, [c["key"]]))
                 else:
@@ -449,6 +452,10 @@ def replay(case: Any, asynchronous: bool) -> list[str]:
                 sent = m.sent.get(c["key"], 0) - sent_before
                 if "sent" in c and sent != c["sent"]:
                     problems.append(f"call {i} ({c['key']}) reached the server {sent} times, want {c['sent']}")
+                # Every try after the first waits first.
+                tried = len(waits) - waits_before + (1 if c.get("attempts", 1) > 0 else 0)
+                if "attempts" in c and tried != c["attempts"]:
+                    problems.append(f"call {i} ({c['key']}) was tried {tried} times, want {c['attempts']}")
                 every = m.ids.get(c["key"], [])
                 ids = every[ids_before:]
                 if any(i != ids[0] for i in ids) or (ids_before and ids and ids[0] == every[0]):

@@ -30,11 +30,12 @@ interface VCall {
   client_error?: boolean;
   want: Want | string | null;
   sent?: number;
+  attempts?: number;
 }
 
 interface VCase {
   name: string;
-  over: "pool" | "conn" | "tx";
+  over: "pool" | "pool_of_one" | "conn" | "tx";
   resend_for_ms?: number;
   before?: string[];
   before_refused?: string[];
@@ -89,6 +90,10 @@ class Model {
     this.explicit = over === "tx";
   }
 
+  get pooled(): boolean {
+    return this.over === "pool" || this.over === "pool_of_one";
+  }
+
   head(key: string): string {
     return this.faults.get(key)?.[0]?.fault ?? "";
   }
@@ -125,7 +130,7 @@ class Model {
 
   /** lose breaks the connection: a Client stays closed, a Pool lends another next time. */
   lose(): Error {
-    if (this.over !== "pool") {
+    if (!this.pooled) {
       this.closed = true;
     }
     return new Error("Connection terminated unexpectedly");
@@ -147,7 +152,7 @@ class Model {
       calls.push({ key: String(v[1]), id: isStatus ? "" : String(v[2]), isStatus });
     }
     // No connection lent: nothing reaches the server.
-    if (this.over === "pool" && calls.length === 1 && this.head(calls[0]!.key) === "not_connected") {
+    if (this.pooled && calls.length === 1 && this.head(calls[0]!.key) === "not_connected") {
       this.pop(calls[0]!.key);
       throw new Error("timeout exceeded when trying to connect");
     }
@@ -227,6 +232,7 @@ function queryable(m: Model, over: VCase["over"]): Queryable {
   const db = { query: async (text: string, values: unknown[] = []) => m.run(text, values) };
   switch (over) {
     case "pool":
+    case "pool_of_one":
       return Object.assign(db, { connect: async () => db, totalCount: 1, idleCount: 1 });
     case "conn":
       return Object.assign(db, { connect: async () => {}, getTransactionStatus: () => "I" });
@@ -313,11 +319,18 @@ for (const c of file.cases) {
     if (c.resend_for_ms !== undefined) {
       db = configure(db, { resendMs: c.resend_for_ms });
     }
-    // The scripted clock: a sending moves it on by its fault's ms; the
-    // waits between sendings are drawn as 0 and take none.
-    const [now, random] = [Date.now, Math.random];
+    // The scripted clock: a sending moves it on by its fault's ms, a wait
+    // between sendings by the longest it may be drawn, which is held to
+    // the backoff table; the wait itself takes no time.
+    const [now, random, timer] = [Date.now, Math.random, globalThis.setTimeout];
+    const waits: number[] = [];
     Date.now = () => m.clock;
-    Math.random = () => 0;
+    Math.random = () => 1;
+    globalThis.setTimeout = ((fn: () => void, ms: number) => {
+      waits.push(ms);
+      m.clock += ms;
+      return setImmediate(fn);
+    }) as unknown as typeof setTimeout;
     const problems: string[] = [];
     try {
       const where = "vector";
@@ -341,7 +354,7 @@ for (const c of file.cases) {
         }
       } else {
         for (const [i, k] of c.calls.entries()) {
-          const [sentBefore, idsBefore] = [m.sent.get(k.key) ?? 0, (m.ids.get(k.key) ?? []).length];
+          const [sentBefore, idsBefore, waitsBefore] = [m.sent.get(k.key) ?? 0, (m.ids.get(k.key) ?? []).length, waits.length];
           let a: unknown;
           try {
             a = k.op === "status" ? await status(db, where, STATUS, [file.tenant, k.key]) : await call(db, where, OP, [file.tenant, k.key]);
@@ -356,6 +369,11 @@ for (const c of file.cases) {
           if (k.sent !== undefined && sent !== k.sent) {
             problems.push(`call ${i} (${k.key}) reached the server ${sent} times, want ${k.sent}`);
           }
+          // Every try after the first waits first.
+          const tried = waits.length - waitsBefore + 1;
+          if (k.attempts !== undefined && tried !== Math.max(k.attempts, 1)) {
+            problems.push(`call ${i} (${k.key}) was tried ${tried} times, want ${k.attempts}`);
+          }
           const all = m.ids.get(k.key) ?? [];
           const ids = all.slice(idsBefore);
           if (ids.some((id) => id !== ids[0]) || (idsBefore > 0 && ids.length > 0 && ids[0] === all[0])) {
@@ -366,6 +384,12 @@ for (const c of file.cases) {
     } finally {
       Date.now = now;
       Math.random = random;
+      globalThis.setTimeout = timer;
+    }
+    for (const w of waits) {
+      if (!file.constants.backoff_ms.includes(w)) {
+        problems.push(`a wait of up to ${w} ms, which the backoff table does not have`);
+      }
     }
     for (const [k, f] of m.faults) {
       if (f.length > 0) {
