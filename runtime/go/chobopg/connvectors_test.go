@@ -42,6 +42,7 @@ type connVector struct {
 	BeforeRefused   []string   `json:"before_refused"`
 	Closed          bool       `json:"closed"`
 	CancelledBefore bool       `json:"cancelled_before"`
+	NotLent         int        `json:"not_lent"`
 	Bulk            bool       `json:"bulk"`
 	Calls           []connCall `json:"calls"`
 }
@@ -151,6 +152,7 @@ type bookModel struct {
 	ids     map[string][]string
 	clock   time.Time
 	current string // the key of the single call under way
+	notLent int    // how many more times the pool lends no connection
 	trigger func(fault string)
 }
 
@@ -469,6 +471,14 @@ func checkAnswer(w connWant, a Answer) error {
 
 var errClient = errors.New("refused by the client")
 
+// notLent is the error of a pool that lent no connection: nothing was
+// sent, which pgconn.SafeToRetry says, as it does of a connection that
+// could not be used.
+type notLent struct{}
+
+func (notLent) Error() string     { return "scripted: the pool lent no connection" }
+func (notLent) SafeToRetry() bool { return true }
+
 func TestConnectionVectors(t *testing.T) {
 	v := readConnVectors(t)
 	// The scripted clock: a sending moves it on by the time its fault
@@ -537,20 +547,7 @@ func replayConnVector(t *testing.T, v connVectors, c connVector, start time.Time
 		}
 	}()
 	connString := fmt.Sprintf("host=127.0.0.1 port=%d user=u database=d sslmode=disable", ln.Addr().(*net.TCPAddr).Port)
-	// No connection is lent while the single call under way has a
-	// not_connected fault due: the pool's idle one is let go, and the
-	// dial is refused.
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		m.mu.Lock()
-		if m.headFault(m.current) == "not_connected" {
-			m.popFault(m.current)
-			m.mu.Unlock()
-			return nil, errors.New("scripted: connection refused")
-		}
-		m.mu.Unlock()
-		var d net.Dialer
-		return d.DialContext(ctx, network, addr)
-	}
+	m.notLent = c.NotLent
 	bg := context.Background()
 	var q Querier
 	switch c.Over {
@@ -559,15 +556,27 @@ func replayConnVector(t *testing.T, v connVectors, c connVector, start time.Time
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.ConnConfig.DialFunc = dial
 		cfg.MaxConns = 2
 		if c.Over == "pool_of_one" {
 			cfg.MaxConns = 1
 		}
+		// No connection is lent while the case's not_lent lasts, or while
+		// the single call under way has a not_connected fault due: the
+		// pool lets the one it found go and fails the acquiring, once an
+		// acquiring. (A dial refused instead would be pgx's own error,
+		// but the pool may dial more than once an acquiring.)
 		cfg.PrepareConn = func(context.Context, *pgx.Conn) (bool, error) {
 			m.mu.Lock()
 			defer m.mu.Unlock()
-			return m.headFault(m.current) != "not_connected", nil
+			switch {
+			case m.notLent > 0:
+				m.notLent--
+			case m.headFault(m.current) == "not_connected":
+				m.popFault(m.current)
+			default:
+				return true, nil
+			}
+			return false, notLent{}
 		}
 		pool, err := pgxpool.NewWithConfig(bg, cfg)
 		if err != nil {
@@ -580,7 +589,6 @@ func replayConnVector(t *testing.T, v connVectors, c connVector, start time.Time
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.DialFunc = dial
 		conn, err := pgx.ConnectConfig(bg, cfg)
 		if err != nil {
 			t.Fatal(err)

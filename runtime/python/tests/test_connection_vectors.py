@@ -69,6 +69,7 @@ class Model:
         self.ids: dict[str, list[str]] = {}
         self.clock = 0.0
         self.current = ""
+        self.not_lent = case.get("not_lent", 0)  # how many more times the pool lends no connection
         self.explicit = case["over"] == "tx"
         self.failed = False
         for k in case.get("before", []):
@@ -276,6 +277,9 @@ class Pool:
         self.give_up = give_up
 
     def _lend(self) -> Conn:
+        if self.model.not_lent > 0:
+            self.model.not_lent -= 1
+            raise OperationalError("couldn't get a connection after 30.00 sec")
         if self.model.head(self.model.current) == "not_connected":
             self.model.pop(self.model.current)
             raise OperationalError("couldn't get a connection after 30.00 sec")

@@ -41,6 +41,7 @@ interface VCase {
   before_refused?: string[];
   closed?: boolean;
   cancelled_before?: boolean;
+  not_lent?: number;
   bulk?: boolean;
   calls: VCall[];
 }
@@ -80,6 +81,8 @@ class Model {
   clock = 0;
   /** Whether the connection of a Client is closed; a Pool lends a new one each time. */
   closed = false;
+  /** How many more times the pool lends no connection. */
+  notLent = 0;
   explicit = false;
   failed = false;
 
@@ -152,6 +155,10 @@ class Model {
       calls.push({ key: String(v[1]), id: isStatus ? "" : String(v[2]), isStatus });
     }
     // No connection lent: nothing reaches the server.
+    if (this.pooled && this.notLent > 0) {
+      this.notLent--;
+      throw new Error("timeout exceeded when trying to connect");
+    }
     if (this.pooled && calls.length === 1 && this.head(calls[0]!.key) === "not_connected") {
       this.pop(calls[0]!.key);
       throw new Error("timeout exceeded when trying to connect");
@@ -315,6 +322,7 @@ for (const c of file.cases) {
       }
     }
     m.closed = c.closed === true;
+    m.notLent = c.not_lent ?? 0;
     let db = queryable(m, c.over);
     if (c.resend_for_ms !== undefined) {
       db = configure(db, { resendMs: c.resend_for_ms });
