@@ -42,8 +42,9 @@ func typeScript(t *testing.T) (node, tsc string) {
 func TestTypeScriptRuntime(t *testing.T) {
 	node, tsc := typeScript(t)
 	// Laid out as the repository is: the package's dist/ beside its
-	// node_modules, and testdata/vectors.json and history_vectors.json two
-	// folders above the compiled tests, where they look for them.
+	// node_modules, and testdata/vectors.json, history_vectors.json and
+	// connection_vectors.json two folders above the compiled tests, where
+	// they look for them.
 	out := t.TempDir()
 	pkg := filepath.Join(out, "typescript")
 	cmd := exec.Command(tsc, "-p", tsRuntimeDir, "--outDir", filepath.Join(pkg, "dist"))
@@ -53,7 +54,8 @@ func TestTypeScriptRuntime(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(out, "testdata"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{vectorsFile, filepath.Join(filepath.Dir(vectorsFile), "history_vectors.json")} {
+	dir := filepath.Dir(vectorsFile)
+	for _, f := range []string{vectorsFile, filepath.Join(dir, "history_vectors.json"), filepath.Join(dir, "connection_vectors.json")} {
 		vec, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

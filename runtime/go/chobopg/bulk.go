@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -155,7 +153,7 @@ func sendPipelined(ctx context.Context, conn *pgx.Conn, ops []Op, send []int, ou
 			again = append(again, pipeline(ctx, conn.PgConn(), ops, part, out, n+1 >= MaxAttempts)...)
 		}
 		send = again
-		if len(send) > 0 && !sleep(ctx, time.Duration(rand.Int64N(int64(Backoff(n))+1))) {
+		if len(send) > 0 && !pause(ctx, Backoff(n)) {
 			for _, i := range send {
 				out[i].Err = ctx.Err()
 			}

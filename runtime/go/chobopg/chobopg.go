@@ -263,7 +263,7 @@ func sendWith(ctx context.Context, q Querier, args []any, attempt func(q Querier
 	}
 	var until time.Time
 	if o.resendFor > 0 {
-		until = time.Now().Add(o.resendFor)
+		until = now().Add(o.resendFor)
 	}
 	// Every statement goes unnamed, whatever the caller's pgx config says:
 	// pgx's default prepares it under a name kept per client connection,
@@ -292,14 +292,14 @@ func sendWith(ctx context.Context, q Querier, args []any, attempt func(q Querier
 			// A single connection (*pgx.Conn) that broke stays closed:
 			// only a pool has another to send the call on.
 			c, single := q.(interface{ IsClosed() bool })
-			if until.IsZero() || ctx.Err() != nil || !time.Now().Before(until) || single && c.IsClosed() {
+			if until.IsZero() || ctx.Err() != nil || !now().Before(until) || single && c.IsClosed() {
 				if lostOnce {
 					kind = ErrOutcomeUnknown // an earlier sending may have been applied
 				}
 				return false, lost{kind, err}
 			}
 			resends[kind].Add(1)
-			if !sleep(ctx, time.Duration(rand.Int64N(int64(Backoff(lostTries))+1))) {
+			if !pause(ctx, Backoff(lostTries)) {
 				return false, lost{ErrOutcomeUnknown, err}
 			}
 			lostTries++
@@ -312,11 +312,22 @@ func sendWith(ctx context.Context, q Querier, args []any, attempt func(q Querier
 			return false, classify(err)
 		}
 		retried[code].Add(1)
-		if !sleep(ctx, time.Duration(rand.Int64N(int64(Backoff(n))+1))) {
+		if !pause(ctx, Backoff(n)) {
 			return false, ctx.Err()
 		}
 	}
 }
+
+// now and pause are the runtime's clock: when a resending ends, and the
+// wait before a sending again, drawn at random up to upTo, which reports
+// false when ctx ended first. The tests that replay the shared
+// connection vectors run them on a scripted clock.
+var (
+	now   = time.Now
+	pause = func(ctx context.Context, upTo time.Duration) bool {
+		return sleep(ctx, time.Duration(rand.Int64N(int64(upTo)+1)))
+	}
+)
 
 func sleep(ctx context.Context, d time.Duration) bool {
 	select {
