@@ -49,6 +49,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -56,6 +57,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
@@ -63,6 +65,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
+	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
@@ -377,6 +380,11 @@ func (r *run) main(cfg config) error {
 			return err
 		}
 		p.start(began, on...)
+		if len(on) > 0 {
+			if d := deploysInProcess(l, m); d != nil {
+				p.start(began, *d)
+			}
+		}
 	}
 	if cfg.runs(partReplica) && tbClients {
 		on, err := r.onReplica(cfg, replica, wire, direct, cp, name, copyPath)
@@ -451,6 +459,31 @@ func (r *run) sqlPair(srv *pgtest.Server, admin *pgxpool.Pool, l *conformance.Lo
 	return pair, nil
 }
 
+// inProcessDeploys names the pair deploysInProcess makes.
+const inProcessDeploys = "tigerbeetle-go in the runner (model), the scenarios that deploy"
+
+// deploysInProcess is a pair for the scenarios of l that deploy a new
+// version, which the TigerBeetle clients, each a process built for one
+// version, cannot run: chobo's Go runtime (chobotb) in this process, on
+// the model m, which puts a version in place as an operator does, by
+// running the migration of bounds (chobotb.Migrate) and calling through
+// the new version's chains. nil when no scenario deploys.
+func deploysInProcess(l *conformance.Loaded, m *tbmodel.Model) *namedBackend {
+	only := *l
+	only.Scenarios = nil
+	for _, sc := range l.Scenarios {
+		if slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Deploy != nil }) {
+			only.Scenarios = append(only.Scenarios, sc)
+		}
+	}
+	if len(only.Scenarios) == 0 {
+		return nil
+	}
+	rt := &conformance.Runtime{Client: m, Def: tigerbeetle.Def(l.Copy), Book: l.Copy}
+	tb := &conformance.TigerBeetle{Calls: rt, Raw: m, Book: l.Copy, Pulse: m.Pulse}
+	return &namedBackend{name: inProcessDeploys, backend: tb, l: &only}
+}
+
 // pairs are the pairs of one run, each running on its own.
 type pairs struct {
 	run   *run
@@ -468,9 +501,13 @@ func (p *pairs) start(began time.Time, bes ...namedBackend) {
 		line := new(string)
 		p.lines = append(p.lines, line)
 		p.wg.Add(1)
+		l := p.l
+		if be.l != nil {
+			l = be.l
+		}
 		go func() {
 			defer p.wg.Done()
-			*line = p.run.runOn(p.l, be)
+			*line = p.run.runOn(l, be)
 		}()
 	}
 }
@@ -638,6 +675,7 @@ func (r *run) runOn(l *conformance.Loaded, be namedBackend) string {
 type namedBackend struct {
 	name    string // the pair, as messages name it (postgres, postgres-go, tigerbeetle-go (model), …), and its tenants' prefix
 	backend conformance.Backend
+	l       *conformance.Loaded // the book and scenarios it runs, when not all of the run's
 }
 
 // writeCopy writes the test copy of the book where drivers can open it.

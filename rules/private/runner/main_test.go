@@ -15,6 +15,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
 const shopBook = `book shop v1
@@ -270,5 +271,49 @@ func TestSQLPairDeploysApart(t *testing.T) {
 	var public bool
 	if err := admin.QueryRow(ctx, `select has_database_privilege('public', $1, 'connect')`, sqlDB).Scan(&public); err != nil || public {
 		t.Errorf("PUBLIC may connect to %s: %v, %v", sqlDB, public, err)
+	}
+}
+
+// TestDeploysInProcess: on the model, the pair of chobo's Go runtime in
+// the runner runs the scenarios that deploy, the file's and the
+// families', and only those.
+func TestDeploysInProcess(t *testing.T) {
+	dir := t.TempDir()
+	book := filepath.Join(dir, "shop.book")
+	scs := filepath.Join(dir, "shop.deploys.json")
+	for path, src := range map[string]string{book: shopBook, scs: shopDeploys, filepath.Join(dir, "shop.v2.book"): shopV2} {
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := load(config{book: book, scenarios: []string{scs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tbmodel.New()
+	m.FollowWallClock()
+	be := deploysInProcess(l, m)
+	if be == nil {
+		t.Fatal("no pair for the scenarios that deploy")
+	}
+	var out, errOut bytes.Buffer
+	r := &run{out: &out, errOut: &errOut}
+	line := r.runOn(be.l, *be)
+	r.end()
+	if r.failed {
+		t.Fatalf("%s\n%s\n%s", line, errOut.String(), out.String())
+	}
+	// The file's scenario and the four families; none skipped.
+	want := "PASS: shop.book on " + inProcessDeploys + ": 5 scenarios, each equal to the interpreter; 5 deploy steps, each a new version put in place"
+	if !strings.HasPrefix(line, want) || strings.Contains(line, "not run") {
+		t.Errorf("the pair's line is %q, want it to start %q\n%s", line, want, out.String())
+	}
+	// A book no scenario of which deploys gets no such pair.
+	plain, err := conformance.Load(conformance.File{Name: "plain.book", Data: []byte("book plain v1\nunit pcs\naccount a : pcs outside\naccount b : pcs outside\ntransfer t(k: string, q: pcs)\n  key k\n  move q from a to b\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if be := deploysInProcess(plain, m); be != nil {
+		t.Errorf("a pair for a book none of whose scenarios deploys: %q", be.name)
 	}
 }
