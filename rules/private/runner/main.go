@@ -5,13 +5,18 @@
 //
 //   - PostgreSQL: a throwaway cluster, through the book's SQL functions and
 //     through each client whose target's backend is PostgreSQL, driven as
-//     a process (the driver protocol, docs/formats.md).
+//     a process (the driver protocol, docs/formats.md). The SQL functions
+//     have a database of their own, where a scenario's deploy step loads
+//     another version of the book; a client, built for one version, skips
+//     such a scenario aloud.
 //   - TigerBeetle: each client whose target's backend is TigerBeetle,
 //     driven as a process, on a real replica when the TigerBeetle
 //     toolchain has a binary, and, when its language
 //     reaches TigerBeetle through this process (tbwire, which shortens
 //     hold timeouts to the test copy's), on chobo's model of TigerBeetle
-//     (a test double) kept here too.
+//     (a test double) kept here too. On the model, the scenarios that
+//     deploy also run through chobo's Go runtime in this process, which
+//     migrates the bounds at each deploy (deploysInProcess).
 //
 // A client's backend and language come from the registry of targets
 // (chobo/target); what differs by language is one row of languages.
@@ -27,7 +32,8 @@
 // The rule passes everything through the environment, as runfiles paths:
 //
 //	CHOBO_CONFORMANCE_BOOK          the .book file
-//	CHOBO_CONFORMANCE_SCENARIOS     hand-written scenario files (.json), separated by spaces
+//	CHOBO_CONFORMANCE_SCENARIOS     hand-written scenario files (.json), separated by spaces; the
+//	                                versions their deploy steps name are read from beside them
 //	CHOBO_CONFORMANCE_INITDB        initdb of the PostgreSQL toolchain (its directory holds pg_ctl and postgres)
 //	CHOBO_CONFORMANCE_DRIVERS       the driver programs of the book's clients, TARGET=PATH, separated by spaces
 //	CHOBO_CONFORMANCE_TIGERBEETLE   the TigerBeetle toolchain's binary, or empty
