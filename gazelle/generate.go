@@ -3,6 +3,7 @@ package gazelle
 import (
 	"log"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -25,6 +26,23 @@ var scenarioSuffixes = []string{docScenarioSuffix, ".scenarios.json"}
 // docScenarioSuffix names the scenario file the team writes by hand
 // beside a book, which its pages show too.
 const docScenarioSuffix = ".more.json"
+
+// versionRE is the name of a file that holds another version of a book:
+// <stem>.v<N>.book, beside <stem>.book.
+var versionRE = regexp.MustCompile(`^(.+)\.v[0-9]+\` + bookExt + `$`)
+
+// versionOf is the stem of the book whose version f holds, when f is
+// named as a version (versionRE) and that book is among files; else "".
+// A scenario's deploy step names such a file, which the book's
+// conformance test is given (versions) rather than made a book of its
+// own.
+func versionOf(f string, files map[string]bool) string {
+	m := versionRE.FindStringSubmatch(f)
+	if m == nil || !files[m[1]+bookExt] {
+		return ""
+	}
+	return m[1]
+}
 
 // soleConformanceName is the name of the conformance test of a directory
 // that holds one book; with more, each is <book>_conformance.
@@ -69,7 +87,7 @@ func (*choboLang) GenerateRules(args language.GenerateArgs) language.GenerateRes
 func findBooks(dir string, regularFiles []string, files map[string]bool) []book {
 	var names []string
 	for _, f := range regularFiles {
-		if strings.HasSuffix(f, bookExt) && len(f) > len(bookExt) {
+		if strings.HasSuffix(f, bookExt) && len(f) > len(bookExt) && versionOf(f, files) == "" {
 			names = append(names, f)
 		}
 	}
@@ -170,6 +188,16 @@ func bookRules(b book, cc *choboConfig, c *config.Config, rel string, files map[
 		sort.Strings(scenarios)
 		if len(scenarios) > 0 {
 			t.SetAttr("scenarios", strList(scenarios))
+		}
+		var versions []string
+		for f := range files {
+			if versionOf(f, files) == b.stem {
+				versions = append(versions, f)
+			}
+		}
+		sort.Strings(versions)
+		if len(versions) > 0 {
+			t.SetAttr("versions", strList(versions))
 		}
 		out = append(out, t)
 	}

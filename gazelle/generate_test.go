@@ -195,3 +195,28 @@ chobo_doc(name = "old_doc", book = ":old")
 		t.Errorf("pages off: empty %q, want %q", got, want)
 	}
 }
+
+// A file named as a version of a book beside it (<stem>.v<N>.book) is
+// given to that book's conformance test, not made a book; without the
+// book beside it, it is a book like any other.
+func TestVersionFiles(t *testing.T) {
+	const v1, v2 = "book stock v1\n", "book stock v2\n"
+	res := generate(t, map[string]string{"stock.book": v1, "stock.v2.book": v2, "stock.v10.book": v2, "stocks.v3.book": v2}, "")
+	var books, versions []string
+	for _, r := range res.Gen {
+		switch r.Kind() {
+		case bookKind:
+			books = append(books, r.AttrString("src"))
+		case conformanceKind:
+			if r.AttrString("book") == ":stock" {
+				versions = r.AttrStrings("versions")
+			}
+		}
+	}
+	if want := []string{"stock.book", "stocks.v3.book"}; !reflect.DeepEqual(books, want) {
+		t.Errorf("books %q, want %q", books, want)
+	}
+	if want := []string{"stock.v10.book", "stock.v2.book"}; !reflect.DeepEqual(versions, want) {
+		t.Errorf("versions of stock %q, want %q", versions, want)
+	}
+}

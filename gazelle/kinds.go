@@ -43,7 +43,7 @@ var choboKinds = map[string]rule.KindInfo{
 		MatchAttrs:      []string{"book"},
 		NonEmptyAttrs:   map[string]bool{"book": true},
 		SubstituteAttrs: map[string]bool{"book": true, "clients": true},
-		MergeableAttrs:  map[string]bool{"book": true, "clients": true, "scenarios": true},
+		MergeableAttrs:  map[string]bool{"book": true, "clients": true, "scenarios": true, "versions": true},
 	},
 	// A book has one page per format, so a page is matched by name only:
 	// matched by book, the page of a format newly turned on would be

@@ -8,8 +8,9 @@
 #    keep, not to write, so the check is "no change", not "same bytes".)
 # 2. With ledger/BUILD.bazel and cmd/*/BUILD.bazel deleted, `bazel run
 #    //:gazelle` writes them again: the book's targets from ledger/stock.book
-#    (with its stock.more.json and stock.deployed.api.json), the programs'
-#    deps on the generated clients from their imports.
+#    (with its stock.more.json, stock.scenarios.json, stock.v2.book and
+#    stock.deployed.api.json), the programs' deps on the generated clients
+#    from their imports.
 # 3. `bazel build //...` and `bazel test //ledger:conformance` pass on them.
 # 4. A second Gazelle run changes nothing.
 # 5. A directive chobo cannot follow (a wrong word in chobo_client, a
@@ -64,6 +65,9 @@ done
 # The programs depend on the generated clients through their imports only.
 grep -q '"//ledger:stock_go_client"' cmd/stockctl/BUILD.bazel
 grep -q '"//ledger:stock_tb_client"' cmd/stocktb/BUILD.bazel
+# The version a scenario deploys goes to the conformance test, not a book.
+grep -q 'versions = \["stock.v2.book"\]' ledger/BUILD.bazel || { echo "gazelle e2e: ledger/stock.v2.book is not among the conformance test's versions" >&2; cat ledger/BUILD.bazel >&2; exit 1; }
+! grep -q 'src = "stock.v2.book"' ledger/BUILD.bazel || { echo "gazelle e2e: ledger/stock.v2.book was made a book of its own" >&2; exit 1; }
 echo "gazelle e2e: BUILD files written again:"
 cat ledger/BUILD.bazel
 

@@ -38,6 +38,21 @@ ran_on_replica() {
   fi
 }
 
+# ran_deploys LOG BOOK: the conformance test log LOG shows that the SQL
+# functions ran BOOK's scenarios that deploy a new version (the line is
+# printed), none of them skipped there; else the log is shown and the run
+# fails.
+ran_deploys() {
+  local line
+  line=$(grep "^PASS: $2 on postgres: " "$1") || line=""
+  if ! grep -q "deploy steps, each a new version put in place" <<<"$line" || grep -q "deploy a new version not run" <<<"$line"; then
+    echo "$1: the SQL functions did not run every scenario of $2 that deploys a new version:" >&2
+    cat "$1" >&2
+    exit 1
+  fi
+  echo "$line"
+}
+
 # ran_python LOGS BOOK SUMMARY: the conformance test whose parts' logs
 # are LOGS_postgres/test.log and LOGS_tigerbeetle/test.log shows that
 # BOOK passed through postgres-python and, with a binary,
@@ -146,6 +161,17 @@ if ! grep "^PASS: stock.book on postgres-typescript:" "${e2e_logs}_postgres/test
 fi
 # The Python clients ran on the Python toolchain's interpreter.
 ran_python "$e2e_logs" stock.book "$summary"
+# The SQL functions deployed stock.v2.book (versions) and the bound
+# changes derived from the book, on a database of their own.
+ran_deploys "${e2e_logs}_postgres/test.log" stock.book
+# On the model, chobo's Go runtime in the runner ran them too, migrating
+# the bounds at each deploy (a hold a deploy lays out otherwise is a SKIP
+# line there).
+if ! grep "^PASS: stock.book on tigerbeetle-go in the runner (model), the scenarios that deploy: .*deploy steps, each a new version put in place" "${e2e_logs}_tigerbeetle_model/test.log"; then
+  echo "${e2e_logs}_tigerbeetle_model/test.log: the scenarios that deploy did not run in the runner on the model:" >&2
+  cat "${e2e_logs}_tigerbeetle_model/test.log" >&2
+  exit 1
+fi
 # With a binary, the log must show that the real replica ran, not a skip.
 if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
   ran_on_replica "${e2e_logs}_tigerbeetle/test.log" stock.book

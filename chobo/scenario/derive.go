@@ -178,8 +178,9 @@ var bookLine = regexp.MustCompile(`^(\x{FEFF}?\s*book\s+\S+\s+)v([0-9]+)`)
 // Derive writes the text of the version bounds derive from cur, whose
 // text is src: cur's text with the version one higher and each changed
 // bound's line written anew (a side removed loses its line, a side added
-// gets one under the account's declaration). Comments on a changed line
-// go with it. The text is not checked here: the caller checks it as it
+// gets one under the account's declaration). A comment that ends a
+// changed line stays at its end; one on a removed side's line goes with
+// the line. The text is not checked here: the caller checks it as it
 // checks a version read from a file.
 func Derive(cur *book.Book, src []byte, bounds []BoundChange) ([]byte, error) {
 	f, ds := syntax.Parse(cur.File, src)
@@ -253,7 +254,9 @@ func Derive(cur *book.Book, src []byte, bounds []BoundChange) ([]byte, error) {
 			case side.ch.Remove:
 				replace[line] = "\x00"
 			default:
-				replace[line] = text + eol(line)
+				// The line's comment says something of the bound, which
+				// the new version keeps reading beside it.
+				replace[line] = text + trailingComment(at(line)) + eol(line)
 			}
 		}
 	}
@@ -269,6 +272,21 @@ func Derive(cur *book.Book, src []byte, bounds []BoundChange) ([]byte, error) {
 		out = append(out, insert[i+1]...)
 	}
 	return []byte(strings.Join(out, "\n")), nil
+}
+
+// trailingComment is the comment that ends line, with the blanks before
+// it, or "": what follows the first # outside a string.
+func trailingComment(line string) string {
+	quoted := false
+	for i, r := range line {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == '#' && !quoted:
+			return line[len(strings.TrimRight(line[:i], " \t")):]
+		}
+	}
+	return ""
 }
 
 // DerivedName names the text Derive writes for the version after cur,

@@ -151,13 +151,13 @@ func TestDeriveWritesTheText(t *testing.T) {
 	}
 	v2, v3 := scs[0].Steps[0].Deploy.Book, scs[0].Steps[1].Deploy.Book
 	want2 := strings.NewReplacer("book shop v1", "book shop v2",
-		"  at least 0 refused as out_of_stock # never below empty\n  at most 3.50 refused as shelf_full\n", "  at least 1.00 refused as out_of_stock\n",
+		"  at least 0 refused as out_of_stock # never below empty\n  at most 3.50 refused as shelf_full\n", "  at least 1.00 refused as out_of_stock # never below empty\n",
 		"  at most 9 refused as bin_full\n", "  at most 9 refused as bin_full\n  at least -5.00 refused as bin_overdrawn\n").Replace(shopWithShelf)
 	if texts[v2] != want2 {
 		t.Errorf("v2:\n%s\nwant:\n%s", texts[v2], want2)
 	}
 	want3 := strings.NewReplacer("book shop v2", "book shop v3",
-		"  at least 1.00 refused as out_of_stock\n", "  at least 1.00 refused as out_of_stock\n  at most 5.00 refused as shelf_full\n").Replace(want2)
+		"  at least 1.00 refused as out_of_stock # never below empty\n", "  at least 1.00 refused as out_of_stock # never below empty\n  at most 5.00 refused as shelf_full\n").Replace(want2)
 	if v3.Version != 3 || texts[v3] != want3 {
 		t.Errorf("v%d:\n%s\nwant:\n%s", v3.Version, texts[v3], want3)
 	}

@@ -71,8 +71,12 @@ def _chobo_conformance_test_impl(ctx):
     runner = ctx.executable._runner
     exe = ctx.actions.declare_file(ctx.label.name)
     ctx.actions.symlink(output = exe, target_file = runner, is_executable = True)
+
+    # The versions a deploy step names are read from the scenario file's
+    # folder, as `chobo run` reads them: in the runfiles, each file is
+    # where it is in the source tree.
     runfiles = ctx.runfiles(
-        files = [book.src, book.check_output] + ctx.files.scenarios,
+        files = [book.src, book.check_output] + ctx.files.scenarios + ctx.files.versions,
     ).merge(ctx.attr._runner[DefaultInfo].default_runfiles)
     env = {
         "CHOBO_CONFORMANCE_BOOK": _rlocation(ctx, book.src),
@@ -135,6 +139,7 @@ the book, as in the project's own tests.""",
         "book": attr.label(allow_files = True, mandatory = True, doc = "A chobo_book target (anything else fails with a message that says so)."),
         "part": attr.string(mandatory = True, values = sorted(_PARTS.keys()), doc = "What the test runs on; clients of another part are left out."),
         "scenarios": attr.label_list(allow_files = [".json"], doc = "Hand-written scenario files."),
+        "versions": attr.label_list(allow_files = [".book"], doc = "The other versions of the book that the scenarios' deploy steps name (`{\"deploy\": \"stock.v2.book\"}`), each a path from its scenario file's folder."),
         "drivers": attr.label_list(
             cfg = "target",
             providers = [ChoboDriverInfo],
@@ -200,7 +205,7 @@ def _size(part, clients):
     pairs = clients + (1 if part == _POSTGRES_PART else 0)  # the SQL functions
     return "small" if pairs <= _SMALL_PAIRS else "medium"
 
-def chobo_conformance_test(name, book, scenarios = [], client = None, clients = [], **kwargs):
+def chobo_conformance_test(name, book, scenarios = [], versions = [], client = None, clients = [], **kwargs):
     """Checks a book on every backend and client given against the interpreter.
 
     Runs every scenario of a book and compares each run with the reference
@@ -221,6 +226,14 @@ def chobo_conformance_test(name, book, scenarios = [], client = None, clients = 
     shortened to seconds on a test copy of the book, as in chobo's own
     tests.
 
+    A scenario may deploy a new version of the book: the bound-change
+    families chobo generates derive it from the book, and a hand-written
+    step `{"deploy": "stock.v2.book"}` names its file, which goes in
+    `versions`. The SQL functions run these scenarios on a database of
+    their own on the cluster, each version loaded there as its owner; a
+    client is built for one version, and its pair names each of them in
+    a SKIP line instead.
+
     Each part is a test of its own, and `name` is a test_suite of them:
 
     - `<name>_postgres`: the SQL functions and the PostgreSQL clients;
@@ -239,6 +252,9 @@ def chobo_conformance_test(name, book, scenarios = [], client = None, clients = 
       name: the name of the test_suite; the parts' tests are named after it.
       book: a chobo_book target.
       scenarios: hand-written scenario files.
+      versions: the files of the versions the scenarios' deploy steps
+        name, each where the step's path from its scenario file's folder
+        leads (`stock.v2.book` beside `stock.more.json`).
       client: optional; one chobo_client of the same book (the same as
         clients = [client]).
       clients: chobo_client targets of the same book, of any client
@@ -262,6 +278,7 @@ def chobo_conformance_test(name, book, scenarios = [], client = None, clients = 
             name = name + _PARTS[part].suffix,
             book = book,
             scenarios = scenarios,
+            versions = versions,
             part = part,
             drivers = [_beside(c, "_driver") for c in part_clients],
             **test_kwargs

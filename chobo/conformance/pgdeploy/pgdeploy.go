@@ -102,23 +102,86 @@ type Options struct {
 	Trap bool
 	// Conns is the most connections of the application's pool.
 	Conns int
+	// DB is the database the books go to; "" is the default one
+	// (pgtest.DefaultDB). Another is made, and only Owner and App may
+	// connect to it (PUBLIC gets nothing): a cluster can then hold the
+	// same book twice, each loaded and reloaded apart from the other.
+	// The roles are made by the first Deploy on the cluster, and given
+	// their rights on each database the next ones make.
+	DB string
 }
 
-// Deploy sets up the default database of srv as an operator deploys
-// books: it makes the roles, loads every book's SQL as Owner, and runs
-// Grants for App. admin is a pool of the superuser. It returns a pool
-// whose connections are App's, for the calls; the caller closes it.
+// database is the database opts deploy to.
+func (opts Options) database() string {
+	if opts.DB == "" {
+		return pgtest.DefaultDB
+	}
+	return opts.DB
+}
+
+// newDatabase makes the database db on admin's cluster for a deployment
+// whose roles exist already: they may connect, Owner may create schemas,
+// and PUBLIC gets none of the rights PostgreSQL gives it on a new
+// database.
+func newDatabase(ctx context.Context, admin DB, db string) error {
+	d := postgres.Ident(db)
+	for _, stmt := range []string{
+		"create database " + d,
+		"revoke all on database " + d + " from public",
+		"grant connect on database " + d + " to " + postgres.Ident(Owner) + ", " + postgres.Ident(App),
+		"grant create on database " + d + " to " + postgres.Ident(Owner),
+	} {
+		if _, err := admin.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("pgdeploy: %s: %w", stmt, err)
+		}
+	}
+	return nil
+}
+
+// rolesMade reports whether Owner and App exist on admin's cluster.
+func rolesMade(ctx context.Context, admin DB) (bool, error) {
+	var n int
+	if err := admin.QueryRow(ctx, `select count(*) from pg_roles where rolname = any($1)`, []string{Owner, App}).Scan(&n); err != nil {
+		return false, fmt.Errorf("pgdeploy: reading the roles: %w", err)
+	}
+	return n == 2, nil
+}
+
+// Deploy sets up a database of srv (the default one, or opts.DB) as an
+// operator deploys books: it makes the roles, loads every book's SQL as
+// Owner, and runs Grants for App. admin is a pool of the superuser on
+// the default database. It returns a pool whose connections are App's,
+// on that database, for the calls; the caller closes it.
 func Deploy(ctx context.Context, srv *pgtest.Server, admin DB, books []Book, opts Options) (*pgxpool.Pool, Planted, error) {
 	var planted Planted
-	if err := CreateRoles(ctx, admin, pgtest.DefaultDB); err != nil {
+	db := opts.database()
+	made, err := rolesMade(ctx, admin)
+	if err != nil {
 		return nil, planted, err
+	}
+	if !made {
+		if err := CreateRoles(ctx, admin, pgtest.DefaultDB); err != nil {
+			return nil, planted, err
+		}
+	}
+	if db != pgtest.DefaultDB {
+		if err := newDatabase(ctx, admin, db); err != nil {
+			return nil, planted, err
+		}
+		// The lookalikes and what is bound to them are the database's
+		// own: the superuser plants and looks there.
+		conn, err := pgx.Connect(ctx, srv.ConnString(db))
+		if err != nil {
+			return nil, planted, fmt.Errorf("pgdeploy: connecting to %s: %w", db, err)
+		}
+		defer conn.Close(context.Background())
+		admin = conn
 	}
 	if opts.Trap {
 		var sqls []string
 		for _, b := range books {
 			sqls = append(sqls, b.SQL)
 		}
-		var err error
 		if planted, err = Plant(ctx, admin, sqls...); err != nil {
 			return nil, planted, err
 		}
@@ -128,7 +191,7 @@ func Deploy(ctx context.Context, srv *pgtest.Server, admin DB, books []Book, opt
 			}
 		}
 	}
-	owner, err := pgx.Connect(ctx, srv.ConnStringAs(Owner, pgtest.DefaultDB))
+	owner, err := pgx.Connect(ctx, srv.ConnStringAs(Owner, db))
 	if err != nil {
 		return nil, planted, fmt.Errorf("pgdeploy: connecting as %s: %w", Owner, err)
 	}
@@ -150,7 +213,7 @@ func Deploy(ctx context.Context, srv *pgtest.Server, admin DB, books []Book, opt
 			return nil, planted, fmt.Errorf("pgdeploy: loading the SQL bound it to lookalikes of built-ins: %q", bound)
 		}
 	}
-	pool, err := srv.OpenPoolAs(ctx, App, max(opts.Conns, 1))
+	pool, err := srv.OpenPoolOn(ctx, App, db, max(opts.Conns, 1))
 	return pool, planted, err
 }
 
@@ -160,7 +223,13 @@ func Deploy(ctx context.Context, srv *pgtest.Server, admin DB, books []Book, opt
 // called. admin checks, as Deploy does, that nothing was bound to a
 // lookalike of a built-in.
 func Load(ctx context.Context, srv *pgtest.Server, admin DB, b Book) error {
-	owner, err := pgx.Connect(ctx, srv.ConnStringAs(Owner, pgtest.DefaultDB))
+	return LoadIn(ctx, srv, admin, pgtest.DefaultDB, b)
+}
+
+// LoadIn is Load on the database db, which Deploy set up with Options.DB;
+// admin is the superuser's, on db.
+func LoadIn(ctx context.Context, srv *pgtest.Server, admin DB, db string, b Book) error {
+	owner, err := pgx.Connect(ctx, srv.ConnStringAs(Owner, db))
 	if err != nil {
 		return fmt.Errorf("pgdeploy: connecting as %s: %w", Owner, err)
 	}

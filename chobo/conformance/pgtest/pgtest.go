@@ -275,10 +275,15 @@ func (s *Server) OpenPool(ctx context.Context, maxConns int) (*pgxpool.Pool, err
 
 // OpenPoolAs is OpenPool with connections made as the role user.
 func (s *Server) OpenPoolAs(ctx context.Context, user string, maxConns int) (*pgxpool.Pool, error) {
+	return s.OpenPoolOn(ctx, user, DefaultDB, maxConns)
+}
+
+// OpenPoolOn is OpenPoolAs on the database db.
+func (s *Server) OpenPoolOn(ctx context.Context, user, db string, maxConns int) (*pgxpool.Pool, error) {
 	if maxConns < 1 {
 		return nil, fmt.Errorf("pgtest: OpenPool: maxConns must be at least 1, got %d", maxConns)
 	}
-	cfg, err := pgxpool.ParseConfig(s.ConnStringAs(user, DefaultDB))
+	cfg, err := pgxpool.ParseConfig(s.ConnStringAs(user, db))
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: pool config: %v", err)
 	}

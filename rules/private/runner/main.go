@@ -5,13 +5,18 @@
 //
 //   - PostgreSQL: a throwaway cluster, through the book's SQL functions and
 //     through each client whose target's backend is PostgreSQL, driven as
-//     a process (the driver protocol, docs/formats.md).
+//     a process (the driver protocol, docs/formats.md). The SQL functions
+//     have a database of their own, where a scenario's deploy step loads
+//     another version of the book; a client, built for one version, skips
+//     such a scenario aloud.
 //   - TigerBeetle: each client whose target's backend is TigerBeetle,
 //     driven as a process, on a real replica when the TigerBeetle
 //     toolchain has a binary, and, when its language
 //     reaches TigerBeetle through this process (tbwire, which shortens
 //     hold timeouts to the test copy's), on chobo's model of TigerBeetle
-//     (a test double) kept here too.
+//     (a test double) kept here too. On the model, the scenarios that
+//     deploy also run through chobo's Go runtime in this process, which
+//     migrates the bounds at each deploy (deploysInProcess).
 //
 // A client's backend and language come from the registry of targets
 // (chobo/target); what differs by language is one row of languages.
@@ -27,7 +32,8 @@
 // The rule passes everything through the environment, as runfiles paths:
 //
 //	CHOBO_CONFORMANCE_BOOK          the .book file
-//	CHOBO_CONFORMANCE_SCENARIOS     hand-written scenario files (.json), separated by spaces
+//	CHOBO_CONFORMANCE_SCENARIOS     hand-written scenario files (.json), separated by spaces; the
+//	                                versions their deploy steps name are read from beside them
 //	CHOBO_CONFORMANCE_INITDB        initdb of the PostgreSQL toolchain (its directory holds pg_ctl and postgres)
 //	CHOBO_CONFORMANCE_DRIVERS       the driver programs of the book's clients, TARGET=PATH, separated by spaces
 //	CHOBO_CONFORMANCE_TIGERBEETLE   the TigerBeetle toolchain's binary, or empty
@@ -44,10 +50,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -55,6 +63,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
@@ -62,6 +71,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
+	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
@@ -333,16 +343,18 @@ func (r *run) main(cfg config) error {
 	p := &pairs{run: r, l: l}
 	defer p.wait()
 	var pool *pgxpool.Pool
+	var sqlPool *pgxpool.Pool
 	if cfg.runs(partPostgres) {
-		srv, app, read, err := r.deploy(l)
+		srv, read, err := r.deploy(l)
 		if err != nil {
 			return err
 		}
 		pool = read
-		sql, err := conformance.NewSQL(cp, app, read)
+		sql, err := r.sqlPair(srv, read, l)
 		if err != nil {
 			return err
 		}
+		sqlPool = sql.Read
 		p.start(began, namedBackend{name: "postgres", backend: sql})
 		if err := waitPrepared(); err != nil {
 			return err
@@ -374,6 +386,11 @@ func (r *run) main(cfg config) error {
 			return err
 		}
 		p.start(began, on...)
+		if len(on) > 0 {
+			if d := deploysInProcess(l, m); d != nil {
+				p.start(began, *d)
+			}
+		}
 	}
 	if cfg.runs(partReplica) && tbClients {
 		on, err := r.onReplica(cfg, replica, wire, direct, cp, name, copyPath)
@@ -392,16 +409,85 @@ func (r *run) main(cfg config) error {
 	for _, line := range p.lines {
 		r.summary = append(r.summary, *line)
 	}
-	if pool != nil {
-		bad, err := conformance.EntriesBalance(context.Background(), pool, cp)
+	for _, db := range []struct {
+		pool *pgxpool.Pool
+		what string
+	}{{pool, "the clients' database"}, {sqlPool, "the SQL functions' database"}} {
+		if db.pool == nil {
+			continue
+		}
+		bad, err := conformance.EntriesBalance(context.Background(), db.pool, cp)
 		if err != nil {
 			return err
 		}
 		if len(bad) > 0 {
-			r.errorf("balances that are not the sum of their entries: %v", bad)
+			r.errorf("%s: balances that are not the sum of their entries: %v", db.what, bad)
 		}
 	}
 	return nil
+}
+
+// sqlDB is the database of the pair that calls the SQL functions: a
+// deploy step loads another version's SQL into it, which the clients,
+// built for the one version, must not see, so they have the default
+// database to themselves.
+const sqlDB = "sql_functions"
+
+// sqlPair deploys the test copy's SQL into a database of its own on srv
+// (sqlDB), as deploy does the shared one, and returns the pair that
+// calls its functions and loads other versions there: as the owner, in
+// one transaction (pgdeploy.LoadIn). admin is the superuser's pool on
+// the default database.
+func (r *run) sqlPair(srv *pgtest.Server, admin *pgxpool.Pool, l *conformance.Loaded) (conformance.SQL, error) {
+	ctx := context.Background()
+	sql, err := l.SQL()
+	if err != nil {
+		return conformance.SQL{}, err
+	}
+	app, _, err := pgdeploy.Deploy(ctx, srv, admin, []pgdeploy.Book{{Name: l.Copy.Name, SQL: sql}},
+		pgdeploy.Options{Trap: true, Conns: 20, DB: sqlDB})
+	if err != nil {
+		return conformance.SQL{}, err
+	}
+	r.atEnd(app.Close)
+	read, err := srv.OpenPoolOn(ctx, pgtest.User, sqlDB, 10)
+	if err != nil {
+		return conformance.SQL{}, err
+	}
+	r.atEnd(read.Close)
+	pair, err := conformance.NewSQL(l.Copy, app, read)
+	if err != nil {
+		return conformance.SQL{}, err
+	}
+	pair.Load = func(ctx context.Context, name, sql string) error {
+		return pgdeploy.LoadIn(ctx, srv, read, sqlDB, pgdeploy.Book{Name: name, SQL: sql})
+	}
+	return pair, nil
+}
+
+// inProcessDeploys names the pair deploysInProcess makes.
+const inProcessDeploys = "tigerbeetle-go in the runner (model), the scenarios that deploy"
+
+// deploysInProcess is a pair for the scenarios of l that deploy a new
+// version, which the TigerBeetle clients, each a process built for one
+// version, cannot run: chobo's Go runtime (chobotb) in this process, on
+// the model m, which puts a version in place as an operator does, by
+// running the migration of bounds (chobotb.Migrate) and calling through
+// the new version's chains. nil when no scenario deploys.
+func deploysInProcess(l *conformance.Loaded, m *tbmodel.Model) *namedBackend {
+	only := *l
+	only.Scenarios = nil
+	for _, sc := range l.Scenarios {
+		if slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Deploy != nil }) {
+			only.Scenarios = append(only.Scenarios, sc)
+		}
+	}
+	if len(only.Scenarios) == 0 {
+		return nil
+	}
+	rt := &conformance.Runtime{Client: m, Def: tigerbeetle.Def(l.Copy), Book: l.Copy}
+	tb := &conformance.TigerBeetle{Calls: rt, Raw: m, Book: l.Copy, Pulse: m.Pulse}
+	return &namedBackend{name: inProcessDeploys, backend: tb, l: &only}
 }
 
 // pairs are the pairs of one run, each running on its own.
@@ -421,9 +507,13 @@ func (p *pairs) start(began time.Time, bes ...namedBackend) {
 		line := new(string)
 		p.lines = append(p.lines, line)
 		p.wg.Add(1)
+		l := p.l
+		if be.l != nil {
+			l = be.l
+		}
 		go func() {
 			defer p.wg.Done()
-			*line = p.run.runOn(p.l, be)
+			*line = p.run.runOn(l, be)
 		}()
 	}
 }
@@ -459,33 +549,57 @@ func (r *run) prepare(drivers []driver) error {
 // load reads the book and the hand-written scenarios. Holds expire in
 // real time on the server: the scenarios run on a copy of the book whose
 // holds last seconds (see conformance.Shorten). They stay in the book's
-// time; RunAll scales each to the copy.
+// time; RunAll scales each to the copy. A deploy step naming a file
+// reads it from the scenario file's folder, as `chobo run` does: the
+// rule puts the files of its versions there, in the test's runfiles.
 func load(cfg config) (*conformance.Loaded, error) {
 	src, err := os.ReadFile(cfg.book)
 	if err != nil {
 		return nil, err
 	}
-	var files []conformance.File
+	l, err := conformance.Load(conformance.File{Name: filepath.Base(cfg.book), Data: src})
+	if err != nil {
+		return nil, err
+	}
 	for _, path := range cfg.scenarios {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, conformance.File{Name: filepath.Base(path), Data: data})
+		if err := l.LoadDeploys(conformance.File{Name: filepath.Base(path), Data: data}, readVersion(filepath.Dir(path))); err != nil {
+			return nil, err
+		}
 	}
-	return conformance.Load(conformance.File{Name: filepath.Base(cfg.book), Data: src}, files...)
+	return l, nil
 }
 
-// deploy starts a PostgreSQL server and loads the test copy's SQL. It
-// returns the server, the application's pool and the superuser's.
-func (r *run) deploy(l *conformance.Loaded) (*pgtest.Server, *pgxpool.Pool, *pgxpool.Pool, error) {
+// readVersion reads the versions the deploy steps of a scenario file in
+// dir name, and checks each as `chobo run` does (conformance.Follow).
+func readVersion(dir string) conformance.ReadVersion {
+	return func(cur *book.Book, file string) (*book.Book, []byte, error) {
+		src, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("deploy %q: the test has no such file beside the scenario file; give it in the versions of chobo_conformance_test", file)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("deploy %q: %v", file, err)
+		}
+		nb, err := conformance.Follow(cur, file, src)
+		return nb, src, err
+	}
+}
+
+// deploy starts a PostgreSQL server and loads the test copy's SQL into
+// its default database, for the clients. It returns the server and the
+// superuser's pool.
+func (r *run) deploy(l *conformance.Loaded) (*pgtest.Server, *pgxpool.Pool, error) {
 	if bin := os.Getenv("CHOBO_PG_BIN"); bin != "" {
 		fmt.Fprintf(r.out, "PostgreSQL server binaries: %s\n", bin)
 	}
 	start := time.Now()
 	srv, err := pgtest.Launch()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	fmt.Fprintf(r.out, "time: a PostgreSQL cluster: %.1f s to start\n", time.Since(start).Seconds())
 	r.atEnd(func() {
@@ -494,31 +608,33 @@ func (r *run) deploy(l *conformance.Loaded) (*pgtest.Server, *pgxpool.Pool, *pgx
 		}
 	})
 	ctx := context.Background()
-	// Every PostgreSQL pair reads the tables over it at once, each up to
+	// Every client pair reads the tables over it at once, each up to
 	// eight scenarios at a time.
 	pool, err := srv.OpenPool(ctx, 40)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	r.atEnd(pool.Close)
 	// The book is deployed as docs/targets.md tells an operator to: its
 	// owner loads the SQL, and every call is made as a role given only
 	// USAGE on the schema and EXECUTE on its functions, with lookalikes
 	// of the built-ins the SQL uses before pg_catalog on both paths. The
-	// superuser's pool reads what the tables hold.
+	// superuser's pool reads what the tables hold. The clients call as
+	// that role from their own connections: the pool of it Deploy opens
+	// is not used.
 	sql, err := l.SQL()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	app, planted, err := pgdeploy.Deploy(ctx, srv, pool, []pgdeploy.Book{{Name: l.Copy.Name, SQL: sql}}, pgdeploy.Options{Trap: true, Conns: 20})
+	app, planted, err := pgdeploy.Deploy(ctx, srv, pool, []pgdeploy.Book{{Name: l.Copy.Name, SQL: sql}}, pgdeploy.Options{Trap: true, Conns: 1})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	r.atEnd(app.Close)
+	app.Close()
 	for _, s := range planted.Skipped {
 		fmt.Fprintf(r.out, "note: no lookalike of %s\n", s)
 	}
-	return srv, app, pool, nil
+	return srv, pool, nil
 }
 
 // runOn runs every scenario on one backend and returns its summary line.
@@ -540,6 +656,11 @@ func (r *run) runOn(l *conformance.Loaded, be namedBackend) string {
 	if st.Wide > 0 {
 		line += fmt.Sprintf(" (%d where a balance leaves 64 bits, as TigerBeetle is said to answer there)", st.Wide)
 	}
+	if st.Deploys > 0 {
+		// What a reader of the log, or a check of it, looks for to know
+		// the bound changes ran here.
+		line += fmt.Sprintf("; %d deploy steps, each a new version put in place", st.Deploys)
+	}
 	if st.NotRun > 0 {
 		line += fmt.Sprintf("; %d not run, named above", st.NotRun)
 	}
@@ -560,6 +681,7 @@ func (r *run) runOn(l *conformance.Loaded, be namedBackend) string {
 type namedBackend struct {
 	name    string // the pair, as messages name it (postgres, postgres-go, tigerbeetle-go (model), …), and its tenants' prefix
 	backend conformance.Backend
+	l       *conformance.Loaded // the book and scenarios it runs, when not all of the run's
 }
 
 // writeCopy writes the test copy of the book where drivers can open it.
