@@ -187,91 +187,111 @@ func Derive(cur *book.Book, src []byte, bounds []BoundChange) ([]byte, error) {
 	if ds.Errors() > 0 || f == nil || f.Book == nil {
 		return nil, fmt.Errorf("%s does not parse", cur.File)
 	}
-	lines := strings.Split(string(src), "\n")
-	// The parser counts lines as they are split here, between line
-	// feeds: every place it gives is one of them.
-	at := func(line int) string { return strings.TrimSuffix(lines[line-1], "\r") }
-	eol := func(line int) string {
-		if strings.HasSuffix(lines[line-1], "\r") {
-			return "\r"
-		}
-		return ""
-	}
-	replace := map[int]string{}
-	insert := map[int][]string{}
-	m := bookLine.FindStringSubmatchIndex(at(f.Book.Pos.Line))
+	d := &deriver{lines: strings.Split(string(src), "\n"), replace: map[int]string{}, insert: map[int][]string{}}
+	m := bookLine.FindStringSubmatchIndex(d.at(f.Book.Pos.Line))
 	if m == nil {
 		return nil, fmt.Errorf("%s: no version on the line of the book", cur.File)
 	}
-	l := at(f.Book.Pos.Line)
-	replace[f.Book.Pos.Line] = l[:m[3]] + fmt.Sprintf("v%d", cur.Version+1) + l[m[5]:] + eol(f.Book.Pos.Line)
+	l := d.at(f.Book.Pos.Line)
+	d.replace[f.Book.Pos.Line] = l[:m[3]] + fmt.Sprintf("v%d", cur.Version+1) + l[m[5]:] + d.eol(f.Book.Pos.Line)
 	for _, ch := range bounds {
 		a := cur.Account(ch.Kind)
 		var decl *syntax.AccountDecl
-		for _, d := range f.Accounts {
-			if d.Name.Name == ch.Kind {
-				decl = d
+		for _, ad := range f.Accounts {
+			if ad.Name.Name == ch.Kind {
+				decl = ad
 			}
 		}
 		if a == nil || decl == nil {
 			return nil, fmt.Errorf("%s has no account kind %s", cur.File, ch.Kind)
 		}
-		// A side added goes under the account's last line, indented as
-		// its block is.
-		indent, last := "  ", decl.Pos.Line
-		for _, d := range decl.Descriptions {
-			t := at(d.Pos.Line)
-			indent, last = t[:len(t)-len(strings.TrimLeft(t, " \t"))], max(last, d.Pos.Line)
-		}
-		for _, b := range decl.Bounds {
-			t := at(b.Pos.Line)
-			indent, last = t[:len(t)-len(strings.TrimLeft(t, " \t"))], max(last, b.Pos.Line)
-		}
-		for _, side := range []struct {
-			kind syntax.BoundKind
-			ch   *SideChange
-			old  *book.Bound
-		}{{syntax.AtLeast, ch.Lower, a.Lower}, {syntax.AtMost, ch.Upper, a.Upper}} {
-			if side.ch == nil {
-				continue
-			}
-			var line int
-			for _, b := range decl.Bounds {
-				if b.Kind == side.kind {
-					line = b.Pos.Line
-				}
-			}
-			reason := side.ch.Reason
-			if reason == "" && side.old != nil {
-				reason = side.old.Reason
-			}
-			text := fmt.Sprintf("%s%s %s refused as %s", indent, side.kind, book.FormatAmount(side.ch.Value, a.Unit.Scale), reason)
-			switch {
-			case line == 0 && side.ch.Remove:
-				return nil, fmt.Errorf("%s has no %s to remove", ch.Kind, side.kind)
-			case line == 0:
-				insert[last] = append(insert[last], text+eol(last))
-			case side.ch.Remove:
-				replace[line] = "\x00"
-			default:
-				// The line's comment says something of the bound, which
-				// the new version keeps reading beside it.
-				replace[line] = text + trailingComment(at(line)) + eol(line)
-			}
+		if err := d.account(a, decl, ch); err != nil {
+			return nil, err
 		}
 	}
 	var out []string
-	for i, l := range lines {
-		if r, ok := replace[i+1]; ok {
+	for i, l := range d.lines {
+		if r, ok := d.replace[i+1]; ok {
 			if r != "\x00" {
 				out = append(out, r)
 			}
 		} else {
 			out = append(out, l)
 		}
-		out = append(out, insert[i+1]...)
+		out = append(out, d.insert[i+1]...)
 	}
 	return []byte(strings.Join(out, "\n")), nil
+}
+
+// deriver is the text of a version being derived: its lines, those
+// written anew by line number ("\x00": removed), and those added after a
+// line.
+type deriver struct {
+	lines   []string
+	replace map[int]string
+	insert  map[int][]string
+}
+
+// at is the text of a line, without its carriage return. The parser
+// counts lines as they are split here, between line feeds: every place
+// it gives is one of them.
+func (d *deriver) at(line int) string { return strings.TrimSuffix(d.lines[line-1], "\r") }
+
+// eol is the carriage return that ends a line, if it has one.
+func (d *deriver) eol(line int) string {
+	if strings.HasSuffix(d.lines[line-1], "\r") {
+		return "\r"
+	}
+	return ""
+}
+
+// account writes the changes ch makes to the bounds of the account kind
+// a, declared by decl.
+func (d *deriver) account(a *book.Account, decl *syntax.AccountDecl, ch BoundChange) error {
+	// A side added goes under the account's last line, indented as its
+	// block is.
+	indent, last := "  ", decl.Pos.Line
+	for _, ds := range decl.Descriptions {
+		t := d.at(ds.Pos.Line)
+		indent, last = t[:len(t)-len(strings.TrimLeft(t, " \t"))], max(last, ds.Pos.Line)
+	}
+	for _, b := range decl.Bounds {
+		t := d.at(b.Pos.Line)
+		indent, last = t[:len(t)-len(strings.TrimLeft(t, " \t"))], max(last, b.Pos.Line)
+	}
+	for _, side := range []struct {
+		kind syntax.BoundKind
+		ch   *SideChange
+		old  *book.Bound
+	}{{syntax.AtLeast, ch.Lower, a.Lower}, {syntax.AtMost, ch.Upper, a.Upper}} {
+		if side.ch == nil {
+			continue
+		}
+		var line int
+		for _, b := range decl.Bounds {
+			if b.Kind == side.kind {
+				line = b.Pos.Line
+			}
+		}
+		reason := side.ch.Reason
+		if reason == "" && side.old != nil {
+			reason = side.old.Reason
+		}
+		text := fmt.Sprintf("%s%s %s refused as %s", indent, side.kind, book.FormatAmount(side.ch.Value, a.Unit.Scale), reason)
+		switch {
+		case line == 0 && side.ch.Remove:
+			return fmt.Errorf("%s has no %s to remove", ch.Kind, side.kind)
+		case line == 0:
+			d.insert[last] = append(d.insert[last], text+d.eol(last))
+		case side.ch.Remove:
+			d.replace[line] = "\x00"
+		default:
+			// The line's comment says something of the bound, which the
+			// new version keeps reading beside it.
+			d.replace[line] = text + trailingComment(d.at(line)) + d.eol(line)
+		}
+	}
+	return nil
 }
 
 // trailingComment is the comment that ends line, with the blanks before

@@ -324,10 +324,7 @@ func (r *run) main(cfg config) error {
 	if err != nil {
 		return err
 	}
-	tbClients := false
-	for _, d := range cfg.drivers {
-		tbClients = tbClients || d.backend == "tigerbeetle"
-	}
+	tbClients := slices.ContainsFunc(cfg.drivers, func(d driver) bool { return d.backend == "tigerbeetle" })
 	replica := r.startReplica(cfg, tbClients)
 	if replica != nil {
 		// Not left starting when the run ends early: what it starts is
@@ -342,42 +339,16 @@ func (r *run) main(cfg config) error {
 	defer waitPrepared()
 	p := &pairs{run: r, l: l}
 	defer p.wait()
-	var pool *pgxpool.Pool
-	var sqlPool *pgxpool.Pool
+	var dbs []checkedDB
 	if cfg.runs(partPostgres) {
-		srv, read, err := r.deploy(l)
-		if err != nil {
+		if dbs, err = r.startPostgres(cfg, l, copyPath, p, began, waitPrepared); err != nil {
 			return err
 		}
-		pool = read
-		sql, err := r.sqlPair(srv, read, l)
-		if err != nil {
-			return err
-		}
-		sqlPool = sql.Read
-		p.start(began, namedBackend{name: "postgres", backend: sql})
-		if err := waitPrepared(); err != nil {
-			return err
-		}
-		clients, err := r.postgresClients(srv, read, cp, name, copyPath, cfg.drivers)
-		if err != nil {
-			return err
-		}
-		p.start(began, clients...)
 	}
 	if err := waitPrepared(); err != nil {
 		return err
 	}
-	var wire, direct []driver
-	for _, d := range cfg.drivers {
-		switch {
-		case d.backend != "tigerbeetle":
-		case languages[d.language].viaWire:
-			wire = append(wire, d)
-		default:
-			direct = append(direct, d)
-		}
-	}
+	wire, direct := tigerBeetleDrivers(cfg.drivers)
 	if cfg.runs(partModel) {
 		m := tbmodel.New()
 		m.FollowWallClock()
@@ -409,13 +380,7 @@ func (r *run) main(cfg config) error {
 	for _, line := range p.lines {
 		r.summary = append(r.summary, *line)
 	}
-	for _, db := range []struct {
-		pool *pgxpool.Pool
-		what string
-	}{{pool, "the clients' database"}, {sqlPool, "the SQL functions' database"}} {
-		if db.pool == nil {
-			continue
-		}
+	for _, db := range dbs {
 		bad, err := conformance.EntriesBalance(context.Background(), db.pool, cp)
 		if err != nil {
 			return err
@@ -425,6 +390,54 @@ func (r *run) main(cfg config) error {
 		}
 	}
 	return nil
+}
+
+// checkedDB is a database whose balances are checked against its
+// entries once every pair is done.
+type checkedDB struct {
+	pool *pgxpool.Pool
+	what string
+}
+
+// startPostgres starts the PostgreSQL part: the cluster with the test
+// copy deployed, the pair that calls the SQL functions, then, once the
+// drivers are prepared, the pairs of the clients. It returns the
+// databases to check at the end.
+func (r *run) startPostgres(cfg config, l *conformance.Loaded, copyPath string, p *pairs, began time.Time, waitPrepared func() error) ([]checkedDB, error) {
+	srv, read, err := r.deploy(l)
+	if err != nil {
+		return nil, err
+	}
+	sql, err := r.sqlPair(srv, read, l)
+	if err != nil {
+		return nil, err
+	}
+	dbs := []checkedDB{{read, "the clients' database"}, {sql.Read, "the SQL functions' database"}}
+	p.start(began, namedBackend{name: "postgres", backend: sql})
+	if err := waitPrepared(); err != nil {
+		return dbs, err
+	}
+	clients, err := r.postgresClients(srv, read, l.Copy, l.Name, copyPath, cfg.drivers)
+	if err != nil {
+		return dbs, err
+	}
+	p.start(began, clients...)
+	return dbs, nil
+}
+
+// tigerBeetleDrivers sorts the TigerBeetle drivers by how they reach the
+// server: through chobo's wire (which the model can answer) or directly.
+func tigerBeetleDrivers(drivers []driver) (wire, direct []driver) {
+	for _, d := range drivers {
+		switch {
+		case d.backend != "tigerbeetle":
+		case languages[d.language].viaWire:
+			wire = append(wire, d)
+		default:
+			direct = append(direct, d)
+		}
+	}
+	return wire, direct
 }
 
 // sqlDB is the database of the pair that calls the SQL functions: a
