@@ -1,0 +1,321 @@
+package chobopg
+
+// The cases of connection_vectors.json (connvectors_file_test.go writes
+// the file from them; runtime/testdata/README.md says what each key means).
+
+func connVectorCases() []vCase {
+	return []vCase{
+		{
+			Name: "done at once", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: result("done", no), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "refused at once", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "refused:too_much", Want: refusal("too_much", no), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "a key done by another call", Over: "pool", Before: []string{"k0"},
+			Calls: []vCall{
+				{Op: "call", Key: "k0", Applies: "done", Want: result("done_before", no), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "a key refused for another call", Over: "pool", BeforeRefused: []string{"r0"},
+			Calls: []vCall{
+				{Op: "call", Key: "r0", Applies: "refused:too_much", Want: refusal("already_refused", no), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "serialization failures, then done", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("serialization_failure", "serialization_failure"), Want: result("done", no), Sent: num(3), Attempts: num(3)},
+			},
+		},
+		{
+			Name: "a deadlock, then refused", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "refused:too_much", Faults: faults("deadlock_detected"), Want: refusal("too_much", no), Sent: num(2), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "serialization failures until the attempts run out", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: times(30, "serialization_failure"), Want: failureCode("server", "40001"), Sent: num(30), Attempts: num(30)},
+			},
+		},
+		{
+			Name: "a malformed call", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "error:22023", Want: failureCode("bad_call", "22023"), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "an account with other bounds", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "error:CB001", Want: failureCode("bounds_changed", "CB001"), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "another error of the server is not sent again", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "error:23505", Want: failureCode("server", "23505"), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "a statement cancelled by the server is an answer", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "error:57014", Want: failureCode("server", "57014"), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "lost before commit, then applied by the second sending", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_before_commit"), Want: result("done", yes), Sent: num(2), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "lost after commit: the second sending answers the first's answer", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit"), Want: result("done", yes), Sent: num(2), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "lost after a refusal was committed: the same refusal, not already_refused", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "refused:too_much", Faults: faults("lost_after_commit"), Want: refusal("too_much", yes), Sent: num(2), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "the server shut down after commit", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("shutdown_after_commit"), Want: result("done", yes), Sent: num(2), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "lost after commit twice", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit", "lost_after_commit"), Want: result("done", yes), Sent: num(3), Attempts: num(3)},
+			},
+		},
+		{
+			Name: "no connection lent, then done: not marked resent", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("not_connected"), Want: result("done", no), Sent: num(1), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "lost, then no connection lent, then answered", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit", "not_connected"), Want: result("done", yes), Sent: num(2), Attempts: num(3)},
+			},
+		},
+		{
+			Name: "lost, then no connection lent until the resending ends", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: then(faults("lost_before_commit"), slow(3, "not_connected", 10000)), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(4)},
+			},
+		},
+		{
+			Name: "no connection lent until the resending ends", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: slow(3, "not_connected", 10000), Want: failure("not_sent"), Sent: num(0), Attempts: num(3)},
+			},
+		},
+		{
+			Name: "lost, then an error of the server: still unknown", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "error:23505", Faults: faults("lost_before_commit"), Want: failure("outcome_unknown"), Sent: num(2), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "lost, then serialization failures until the attempts run out: still unknown", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: then(faults("lost_before_commit"), times(29, "serialization_failure")), Want: failure("outcome_unknown"), Sent: num(30), Attempts: num(30)},
+			},
+		},
+		{
+			Name: "resending off: lost is answered at once", Over: "pool", ResendForMs: ms(0),
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit"), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "resending off: no connection lent is answered at once", Over: "pool", ResendForMs: ms(0),
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("not_connected"), Want: failure("not_sent"), Sent: num(0), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "resending off: lost, and the call was applied", Over: "pool", ResendForMs: ms(0),
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit"), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(1)},
+				{Op: "call", Key: "a", Applies: "done", Want: result("done_before", no), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "one connection: a serialization failure is sent again", Over: "conn",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("serialization_failure"), Want: result("done", no), Sent: num(2), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "one connection: lost is answered at once, the connection closed", Over: "conn",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit"), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(1)},
+				{Op: "call", Key: "b", Applies: "done", Want: failure("not_sent"), Sent: num(0), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "one connection: the server shut down", Over: "conn",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("shutdown_after_commit"), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "one connection, closed before the call", Over: "conn", Closed: true,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: failure("not_sent"), Sent: num(0), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "the caller's transaction: a serialization failure is the caller's", Over: "tx",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("serialization_failure"), Want: failureCode("server", "40001"), Sent: num(2), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "the caller's transaction: lost is never sent again", Over: "tx",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit"), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "the caller's transaction failed earlier: its first error", Over: "tx",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "error:23505", Want: failureCode("server", "23505"), Sent: num(1), Attempts: num(1)},
+				{Op: "call", Key: "b", Applies: "done", Want: failureCode("server", "25P02"), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "cancelled by the caller while out: never sent again", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("cancelled"), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "the caller's deadline passed while out: never sent again", Over: "pool",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("timeout"), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(1)},
+			},
+		},
+		{
+			Name: "cancelled by the caller before the call", Over: "pool", CancelledBefore: true,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: failure("not_sent"), Sent: num(0), Attempts: num(0)},
+			},
+		},
+		{
+			Name: "a bulk with a refusal and an error in the middle", Over: "pool", Bulk: true, Before: []string{"k0"},
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: result("done", no)},
+				{Op: "call", Key: "b", Applies: "refused:too_much", Want: refusal("too_much", no)},
+				{Op: "call", Key: "c", Applies: "error:22023", Want: failureCode("bad_call", "22023")},
+				{Op: "call", Key: "k0", Applies: "done", Want: result("done_before", no)},
+				{Op: "call", Key: "x", ClientError: true, Want: failure("client")},
+				{Op: "call", Key: "d", Applies: "done", Faults: faults("serialization_failure"), Want: result("done", no)},
+				{Op: "status", Key: "k0", Want: state("posted")},
+				{Op: "status", Key: "none", Want: state("")},
+				{Op: "call", Key: "e", Applies: "refused:too_much", Want: refusal("too_much", no)},
+				{Op: "call", Key: "f", Applies: "done", Want: result("done", no)},
+			},
+		},
+		{
+			Name: "one connection: a bulk with a refusal and an error in the middle", Over: "conn", Bulk: true,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: result("done", no)},
+				{Op: "call", Key: "b", Applies: "refused:too_much", Want: refusal("too_much", no)},
+				{Op: "call", Key: "c", Applies: "error:22023", Want: failureCode("bad_call", "22023")},
+				{Op: "call", Key: "d", Applies: "done", Faults: faults("deadlock_detected"), Want: result("done", no)},
+				{Op: "call", Key: "e", Applies: "done", Want: result("done", no)},
+			},
+		},
+		{
+			Name: "a bulk lost in the middle, over a pool that sends it again", Over: "pool", Bulk: true,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: result("done", nil)},
+				{Op: "call", Key: "b", Applies: "done", Faults: faults("lost_after_commit"), Want: result("done", yes)},
+				{Op: "call", Key: "c", Applies: "done", Want: result("done", nil)},
+			},
+		},
+		{
+			Name: "a bulk lost before commit in the middle, over a pool that sends it again", Over: "pool", Bulk: true,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "refused:too_much", Want: refusal("too_much", nil)},
+				{Op: "call", Key: "b", Applies: "done", Faults: faults("lost_before_commit"), Want: result("done", yes)},
+				{Op: "call", Key: "c", Applies: "refused:too_much", Want: refusal("too_much", nil)},
+			},
+		},
+		{
+			Name: "one connection: a bulk lost in the middle", Over: "conn", Bulk: true,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: oneOf(result("done", no), failure("outcome_unknown"))},
+				{Op: "call", Key: "b", Applies: "done", Faults: faults("lost_after_commit"), Want: failure("outcome_unknown")},
+				{Op: "call", Key: "c", Applies: "done", Want: failure("outcome_unknown")},
+			},
+		},
+		{
+			Name: "a bulk of one call lost, over a pool that sends it again", Over: "pool", Bulk: true,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit"), Want: result("done", yes)},
+			},
+		},
+		{
+			Name: "a pool of one connection: lost, then sent again on a new one", Over: "pool_of_one",
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit"), Want: result("done", yes), Sent: num(2), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "a pool of one connection: a bulk lost in the middle", Over: "pool_of_one", Bulk: true,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: result("done", nil)},
+				{Op: "call", Key: "b", Applies: "done", Faults: faults("lost_before_commit"), Want: result("done", yes)},
+				{Op: "call", Key: "c", Applies: "refused:too_much", Want: refusal("too_much", nil)},
+			},
+		},
+		{
+			Name: "a pool that lends no connection at first: the call is sent again, not marked resent", Over: "pool", NotLent: 1,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: result("done", no), Sent: num(1), Attempts: num(2)},
+			},
+		},
+		{
+			Name: "a bulk over a pool that lends no connection at first", Over: "pool", Bulk: true, NotLent: 1,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: result("done", no)},
+				{Op: "call", Key: "b", Applies: "refused:too_much", Want: refusal("too_much", no)},
+				{Op: "call", Key: "c", Applies: "done", Want: result("done", no)},
+			},
+		},
+		{
+			Name: "a bulk lost in the middle, over a pool that sends nothing again", Over: "pool", Bulk: true, ResendForMs: ms(0),
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: oneOf(result("done", no), failure("outcome_unknown"))},
+				{Op: "call", Key: "b", Applies: "done", Faults: faults("lost_after_commit"), Want: failure("outcome_unknown")},
+				{Op: "call", Key: "c", Applies: "done", Want: oneOf(result("done", no), failure("outcome_unknown"))},
+			},
+		},
+		{
+			Name: "a bulk in the caller's transaction, a serialization failure in the middle", Over: "tx", Bulk: true,
+			Calls: []vCall{
+				{Op: "call", Key: "a", Applies: "done", Want: oneOf(result("done", no), failureCode("server", "40001"))},
+				{Op: "call", Key: "b", Applies: "done", Faults: faults("serialization_failure"), Want: failureCode("server", "40001")},
+				{Op: "call", Key: "c", Applies: "done", Want: oneOf(failureCode("server", "25P02"), failureCode("server", "40001"))},
+			},
+		},
+	}
+}
