@@ -1,9 +1,17 @@
 package chobopg
 
+import "slices"
+
 // The cases of connection_vectors.json (connvectors_file_test.go writes
 // the file from them; runtime/testdata/README.md says what each key means).
 
 func connVectorCases() []vCase {
+	return slices.Concat(callCases(), expireCases(), readCases())
+}
+
+// callCases are the operations': retries, resending with the call id,
+// bulks.
+func callCases() []vCase {
 	return []vCase{
 		{
 			Name: "done at once", Over: "pool",
@@ -317,5 +325,138 @@ func connVectorCases() []vCase {
 				{Op: "call", Key: "c", Applies: "done", Want: oneOf(failureCode("server", "25P02"), failureCode("server", "40001"))},
 			},
 		},
+	}
+}
+
+// expireCases are expire's: it goes again as an operation does, with its
+// call id, so that a sending again answers what the call gave back in
+// all and gives back no more than its max. The balance read after some
+// of them says how many holds are left to give back (held out).
+func expireCases() []vCase {
+	ex := func(max int, f []vFault, w vWant, sent, attempts int) vCall {
+		return vCall{Op: "expire", Key: "expire", Max: max, Faults: f, Want: w, Sent: num(sent), Attempts: num(attempts)}
+	}
+	left := func(posted, heldOut int64) vCall {
+		return vCall{Op: "balance", Key: "acc", Want: balance(posted, 0, heldOut), Sent: num(1), Attempts: num(1)}
+	}
+	return []vCase{
+		{Name: "expire gives back up to its max, and another expire the rest", Over: "pool", Due: 5, Calls: []vCall{
+			ex(3, nil, count(3), 1, 1), ex(3, nil, count(2), 1, 1), ex(3, nil, count(0), 1, 1)}},
+		{Name: "expire: serialization failures and a deadlock, then given back", Over: "pool", Due: 5, Calls: []vCall{
+			ex(3, faults("serialization_failure", "deadlock_detected"), count(3), 3, 3), left(0, 2)}},
+		{Name: "expire: serialization failures until the attempts run out", Over: "pool", Due: 5, Calls: []vCall{
+			ex(3, times(30, "serialization_failure"), failureCode("server", "40001"), 30, 30), left(0, 5)}},
+		{Name: "expire lost after commit: the second sending answers what the first gave back, and gives back no more", Over: "pool", Due: 5, Calls: []vCall{
+			ex(3, faults("lost_after_commit"), count(3), 2, 2), left(0, 2)}},
+		{Name: "expire lost before commit: the second sending gives back", Over: "pool", Due: 5, Calls: []vCall{
+			ex(3, faults("lost_before_commit"), count(3), 2, 2), left(0, 2)}},
+		{Name: "expire: the server shut down after commit", Over: "pool", Due: 2, Calls: []vCall{
+			ex(3, faults("shutdown_after_commit"), count(2), 2, 2), left(0, 0)}},
+		{Name: "expire lost after commit twice", Over: "pool", Due: 5, Calls: []vCall{
+			ex(3, faults("lost_after_commit", "lost_after_commit"), count(3), 3, 3), left(0, 2)}},
+		{Name: "expire: no connection lent, then given back", Over: "pool", Due: 5, Calls: []vCall{
+			ex(3, faults("not_connected"), count(3), 1, 2)}},
+		{Name: "expire lost, then no connection lent until the resending ends", Over: "pool", Due: 5, Calls: []vCall{
+			ex(3, then(faults("lost_before_commit"), slow(3, "not_connected", 10000)), failure("outcome_unknown"), 1, 4), left(0, 5)}},
+		{Name: "expire, resending off: lost after commit is answered at once, and the next expire gives back the rest", Over: "pool", ResendForMs: ms(0), Due: 5, Calls: []vCall{
+			ex(3, faults("lost_after_commit"), failure("outcome_unknown"), 1, 1), ex(3, nil, count(2), 1, 1)}},
+		{Name: "one connection: expire after a serialization failure", Over: "conn", Due: 5, Calls: []vCall{
+			ex(3, faults("serialization_failure"), count(3), 2, 2)}},
+		{Name: "one connection: expire lost is answered at once", Over: "conn", Due: 5, Calls: []vCall{
+			ex(3, faults("lost_after_commit"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "one connection, closed before expire", Over: "conn", Closed: true, Due: 5, Calls: []vCall{
+			ex(3, nil, failure("not_sent"), 0, 1)}},
+		{Name: "the caller's transaction: expire's serialization failure is the caller's", Over: "tx", Due: 5, Calls: []vCall{
+			ex(3, faults("serialization_failure"), failureCode("server", "40001"), 2, 2)}},
+		{Name: "the caller's transaction: expire lost is never sent again", Over: "tx", Due: 5, Calls: []vCall{
+			ex(3, faults("lost_after_commit"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "expire cancelled by the caller while out: never sent again", Over: "pool", Due: 5, Calls: []vCall{
+			ex(3, faults("cancelled"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "the caller's deadline passed while expire was out: never sent again", Over: "pool", Due: 5, Calls: []vCall{
+			ex(3, faults("timeout"), failure("outcome_unknown"), 1, 1)}},
+	}
+}
+
+// readCases are the reads': a balance, a hold's status and a call's
+// entries (the history reads' statement, open holds and balance at a
+// time go as the last two do: rows, or one row). A read is sent again
+// after a failure to serialize, and over a pool after a lost connection,
+// as an operation is; it carries no call id.
+func readCases() []vCase {
+	read := func(op, key string, f []vFault, w vWant, sent, attempts int) vCall {
+		return vCall{Op: op, Key: key, Faults: f, Want: w, Sent: num(sent), Attempts: num(attempts)}
+	}
+	posted := balance(1, 0, 2)
+	return []vCase{
+		{Name: "a balance read at once", Over: "pool", Before: []string{"k0"}, Due: 2, Calls: []vCall{
+			read("balance", "acc", nil, posted, 1, 1)}},
+		{Name: "a balance read: serialization failures and a deadlock, then read", Over: "pool", Before: []string{"k0"}, Due: 2, Calls: []vCall{
+			read("balance", "acc", faults("serialization_failure", "deadlock_detected", "serialization_failure"), posted, 4, 4)}},
+		{Name: "a balance read: serialization failures until the attempts run out", Over: "pool", Calls: []vCall{
+			read("balance", "acc", times(30, "serialization_failure"), failureCode("server", "40001"), 30, 30)}},
+		{Name: "a balance read lost: read again over the pool", Over: "pool", Before: []string{"k0"}, Due: 2, Calls: []vCall{
+			read("balance", "acc", faults("lost_before_commit"), posted, 2, 2)}},
+		{Name: "a balance read: the server shut down while it was out", Over: "pool", Before: []string{"k0"}, Due: 2, Calls: []vCall{
+			read("balance", "acc", faults("shutdown_after_commit"), posted, 2, 2)}},
+		{Name: "a balance read: no connection lent, then read", Over: "pool", Before: []string{"k0"}, Due: 2, Calls: []vCall{
+			read("balance", "acc", faults("not_connected"), posted, 1, 2)}},
+		{Name: "a balance read lost, then no connection lent until the resending ends", Over: "pool", Calls: []vCall{
+			read("balance", "acc", then(faults("lost_before_commit"), slow(3, "not_connected", 10000)), failure("outcome_unknown"), 1, 4)}},
+		{Name: "a balance read, resending off: lost is answered at once", Over: "pool", ResendForMs: ms(0), Calls: []vCall{
+			read("balance", "acc", faults("lost_before_commit"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "resending off: a call lost after commit, and a balance read says it was applied", Over: "pool", ResendForMs: ms(0), Calls: []vCall{
+			{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit"), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(1)},
+			read("balance", "acc", nil, balance(1, 0, 0), 1, 1)}},
+		{Name: "one connection: a balance read after a serialization failure", Over: "conn", Before: []string{"k0"}, Due: 2, Calls: []vCall{
+			read("balance", "acc", faults("serialization_failure"), posted, 2, 2)}},
+		{Name: "one connection: a balance read lost is answered at once", Over: "conn", Calls: []vCall{
+			read("balance", "acc", faults("lost_before_commit"), failure("outcome_unknown"), 1, 1),
+			read("balance", "acc", nil, failure("not_sent"), 0, 1)}},
+		{Name: "one connection, closed before a balance read", Over: "conn", Closed: true, Calls: []vCall{
+			read("balance", "acc", nil, failure("not_sent"), 0, 1)}},
+		{Name: "the caller's transaction: a read's serialization failure is the caller's", Over: "tx", Calls: []vCall{
+			read("balance", "acc", faults("serialization_failure"), failureCode("server", "40001"), 2, 2)}},
+		{Name: "the caller's transaction failed earlier: a read answers its first error", Over: "tx", Calls: []vCall{
+			{Op: "call", Key: "a", Applies: "error:23505", Want: failureCode("server", "23505"), Sent: num(1), Attempts: num(1)},
+			read("balance", "acc", nil, failureCode("server", "25P02"), 1, 1)}},
+		{Name: "a balance read cancelled by the caller while out", Over: "pool", Calls: []vCall{
+			read("balance", "acc", faults("cancelled"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "the caller's deadline passed while a balance read was out", Over: "pool", Calls: []vCall{
+			read("balance", "acc", faults("timeout"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "a status read: a serialization failure, then read", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
+			read("status", "k0", faults("serialization_failure"), state("posted"), 2, 2)}},
+		{Name: "a status read lost: read again over the pool", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
+			read("status", "k0", faults("lost_before_commit"), state("posted"), 2, 2),
+			read("status", "k1", faults("lost_before_commit"), state(""), 2, 2)}},
+		{Name: "one connection: a status read lost is answered at once", Over: "conn", Before: []string{"k0"}, Calls: []vCall{
+			read("status", "k0", faults("lost_before_commit"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "the caller's deadline passed while a status read was out", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
+			read("status", "k0", faults("timeout"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "a call's entries read at once", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", nil, entries(2), 1, 1), read("entries", "k1", nil, entries(0), 1, 1)}},
+		{Name: "a call's entries: a serialization failure, then read", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", faults("serialization_failure", "deadlock_detected"), entries(2), 3, 3)}},
+		{Name: "a call's entries: serialization failures until the attempts run out", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", times(30, "serialization_failure"), failureCode("server", "40001"), 30, 30)}},
+		{Name: "a call's entries lost: read again over the pool", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", faults("lost_before_commit", "shutdown_after_commit"), entries(2), 3, 3)}},
+		{Name: "a call's entries, resending off: lost is answered at once", Over: "pool", ResendForMs: ms(0), Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", faults("lost_before_commit"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "resending off: a call lost after commit, and its entries say it was applied", Over: "pool", ResendForMs: ms(0), Calls: []vCall{
+			{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_after_commit"), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(1)},
+			read("entries", "a", nil, entries(2), 1, 1)}},
+		{Name: "resending off: a call lost before commit, and its entries say it was not applied", Over: "pool", ResendForMs: ms(0), Calls: []vCall{
+			{Op: "call", Key: "a", Applies: "done", Faults: faults("lost_before_commit"), Want: failure("outcome_unknown"), Sent: num(1), Attempts: num(1)},
+			read("entries", "a", nil, entries(0), 1, 1)}},
+		{Name: "one connection: a call's entries after a serialization failure", Over: "conn", Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", faults("serialization_failure"), entries(2), 2, 2)}},
+		{Name: "one connection: a call's entries lost are answered at once", Over: "conn", Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", faults("lost_before_commit"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "one connection, closed before a call's entries are read", Over: "conn", Closed: true, Calls: []vCall{
+			read("entries", "k0", nil, failure("not_sent"), 0, 1)}},
+		{Name: "the caller's transaction: a serialization failure of a call's entries is the caller's", Over: "tx", Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", faults("serialization_failure"), failureCode("server", "40001"), 2, 2)}},
+		{Name: "the caller's deadline passed while a call's entries were read", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", faults("timeout"), failure("outcome_unknown"), 1, 1)}},
 	}
 }

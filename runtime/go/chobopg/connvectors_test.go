@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
 )
 
 // The shared connection vectors (runtime/testdata/connection_vectors.json)
@@ -44,12 +47,14 @@ type connVector struct {
 	CancelledBefore bool       `json:"cancelled_before"`
 	NotLent         int        `json:"not_lent"`
 	Bulk            bool       `json:"bulk"`
+	Due             int        `json:"due"`
 	Calls           []connCall `json:"calls"`
 }
 
 type connCall struct {
 	Op          string      `json:"op"`
 	Key         string      `json:"key"`
+	Max         int         `json:"max"`
 	Applies     string      `json:"applies"`
 	Faults      []connFault `json:"faults"`
 	ClientError bool        `json:"client_error"`
@@ -72,12 +77,16 @@ func (f *connFault) UnmarshalJSON(b []byte) error {
 }
 
 // connWant is a call's answer: a result (resent checked only when given),
-// an error of a kind (with its SQLSTATE when given), a status's state
-// (null for none), or one of several.
+// expire's count, a balance, how many entries a read of a call's entries
+// answered, an error of a kind (with its SQLSTATE when given), a status's
+// state (null for none), or one of several.
 type connWant struct {
 	Result   string     `json:"result"`
 	Reason   string     `json:"reason"`
 	Resent   *bool      `json:"resent"`
+	Count    *int       `json:"count"`
+	Balance  []int64    `json:"balance"`
+	Entries  *int       `json:"entries"`
 	Error    string     `json:"error"`
 	SQLState string     `json:"sqlstate"`
 	OneOf    []connWant `json:"one_of"`
@@ -133,27 +142,96 @@ func TestConnectionVectorConstants(t *testing.T) {
 }
 
 const (
-	vectorOp     = `select result, reason from op($1, $2, $3::uuid)`
-	vectorStatus = `select st($1, $2)`
+	vectorOp      = `select result, reason from op($1, $2, $3::uuid)`
+	vectorStatus  = `select st($1, $2)`
+	vectorExpire  = `select expire($1, $2::uuid)`
+	vectorBalance = `select posted, held_in, held_out from bal($1, $2)`
+	vectorEntries = `select * from hist($1, $2, $3)`
 )
 
+// vectorHistory reads a call's entries with vectorEntries; its one
+// transfer kind names nothing but its key.
+var vectorHistory = &History{Call: vectorEntries, Kinds: map[string]Kind{"pay": {Args: []string{"k"}, Key: []string{"k"}}}}
+
 // record is what the model keeps of a key: the call that wrote it and
-// what that call was answered.
-type record struct{ id, outcome, reason string }
+// what that call was answered; of an expire (its key "expire:" and its
+// call id), how many holds it gave back in all.
+type record struct {
+	id, outcome, reason string
+	n                   int
+}
+
+// expireKey is where the model keeps what the expire of call id gave
+// back; an expire without an id is a new call at every sending.
+func (m *bookModel) expireKey(id string) string {
+	if id == "" {
+		m.anonymous++
+		return fmt.Sprintf("expire:#%d", m.anonymous)
+	}
+	return "expire:" + id
+}
+
+// dueLeft is how many holds are past their deadline and not given back.
+func (m *bookModel) dueLeft(pending map[string]record) int {
+	n := m.due
+	for k, r := range m.state {
+		if _, ok := pending[k]; !ok && strings.HasPrefix(k, "expire:") {
+			n -= r.n
+		}
+	}
+	for k, r := range pending {
+		if strings.HasPrefix(k, "expire:") {
+			n -= r.n
+		}
+	}
+	return n
+}
+
+// expire is the book's expire function run for one sending: it gives
+// back up to most holds for the call, its earlier sendings' included, and
+// answers how many the call gave back in all.
+func (m *bookModel) expire(id string, most int, pending map[string]record) (int, string, record) {
+	k := m.expireKey(id)
+	r, ok := pending[k]
+	if !ok {
+		r = m.state[k]
+	}
+	r.n += min(max(most-r.n, 0), m.dueLeft(pending))
+	return r.n, k, r
+}
+
+// balanceOf answers the balance statement: posted counts the keys done,
+// held out the holds not given back.
+func (m *bookModel) balanceOf(pending map[string]record) [3]int {
+	posted := 0
+	for k, r := range m.state {
+		if _, ok := pending[k]; !ok && r.outcome == "done" {
+			posted++
+		}
+	}
+	for _, r := range pending {
+		if r.outcome == "done" {
+			posted++
+		}
+	}
+	return [3]int{posted, 0, m.dueLeft(pending)}
+}
 
 // bookModel is the server's side: the book's state, the faults still due
 // for each key, and what each key's sendings carried.
 type bookModel struct {
-	mu      sync.Mutex
-	state   map[string]record
-	applies map[string]string
-	faults  map[string][]connFault
-	sent    map[string]int
-	ids     map[string][]string
-	clock   time.Time
-	current string // the key of the single call under way
-	notLent int    // how many more times the pool lends no connection
-	trigger func(fault string)
+	mu        sync.Mutex
+	state     map[string]record
+	applies   map[string]string
+	faults    map[string][]connFault
+	sent      map[string]int
+	ids       map[string][]string
+	clock     time.Time
+	current   string // the key of the single call under way
+	due       int    // holds past their deadline when the case starts
+	anonymous int    // expires sent without a call id
+	notLent   int    // how many more times the pool lends no connection
+	trigger   func(fault string)
 }
 
 // headFault is key's next fault, "" for none.
@@ -293,9 +371,25 @@ func (m *bookModel) serve(conn net.Conn) {
 				text := func(name string) pgproto3.FieldDescription {
 					return pgproto3.FieldDescription{Name: []byte(name), DataTypeOID: 25, DataTypeSize: -1, TypeModifier: -1}
 				}
-				if sql == vectorStatus {
+				typed := func(name string, oid uint32) pgproto3.FieldDescription {
+					f := text(name)
+					f.DataTypeOID = oid
+					return f
+				}
+				switch sql {
+				case vectorStatus:
 					be.Send(&pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{text("st")}})
-				} else {
+				case vectorExpire:
+					be.Send(&pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{typed("expire", 23)}})
+				case vectorBalance:
+					be.Send(&pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{typed("posted", 20), typed("held_in", 20), typed("held_out", 20)}})
+				case vectorEntries:
+					be.Send(&pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{
+						typed("cursor", 20), text("kind"), text("op"), typed("key", 1009), typed("args", 1009), typed("move", 23),
+						typed("out", 16), text("account"), typed("account_args", 1009), typed("posted", 20), typed("held_in", 20),
+						typed("held_out", 20), typed("after_posted", 20), typed("after_held_in", 20), typed("after_held_out", 20),
+						typed("at", 1184)}})
+				default:
 					be.Send(&pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{text("result"), text("reason")}})
 				}
 			}
@@ -303,19 +397,64 @@ func (m *bookModel) serve(conn net.Conn) {
 			if skipping {
 				break
 			}
-			key := string(params[1])
+			// Every statement's key is its second value; expire's is
+			// "expire" (its second value is its call id), and a read of a
+			// call's entries has the key as an array of one.
+			key, id := string(params[1]), ""
+			switch sql {
+			case vectorOp:
+				id = string(params[2])
+			case vectorExpire:
+				key, id = "expire", string(params[1])
+			case vectorEntries:
+				key = strings.Trim(string(params[2]), "{}")
+			}
 			m.sent[key]++
 			if failed {
 				fail(InFailedTransaction)
 				break
 			}
-			if sql == vectorStatus {
-				be.Send(&pgproto3.DataRow{Values: [][]byte{m.statusOf(key, pending)}})
-				be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")})
-				break
+			if sql == vectorOp || sql == vectorExpire {
+				m.ids[key] = append(m.ids[key], id)
 			}
-			id := string(params[2])
-			m.ids[key] = append(m.ids[key], id)
+			// answer is what the statement answers when nothing fails:
+			// its rows, or the SQLSTATE it fails with.
+			answer := func() (rows [][][]byte, code string) {
+				switch sql {
+				case vectorStatus:
+					return [][][]byte{{m.statusOf(key, pending)}}, ""
+				case vectorExpire:
+					maxN, _ := strconv.Atoi(string(params[0]))
+					n, k, w := m.expire(id, maxN, pending)
+					pending[k] = w
+					return [][][]byte{{[]byte(strconv.Itoa(n))}}, ""
+				case vectorBalance:
+					b := m.balanceOf(pending)
+					return [][][]byte{{[]byte(strconv.Itoa(b[0])), []byte(strconv.Itoa(b[1])), []byte(strconv.Itoa(b[2]))}}, ""
+				case vectorEntries:
+					if m.statusOf(key, pending) == nil {
+						return nil, ""
+					}
+					for i, acc := range []string{"from", "to"} {
+						rows = append(rows, [][]byte{[]byte(strconv.Itoa(i + 1)), []byte("pay"), []byte("do"), []byte("{" + key + "}"),
+							[]byte("{" + key + "}"), []byte("1"), []byte(map[bool]string{true: "t", false: "f"}[i == 0]), []byte(acc),
+							[]byte("{}"), []byte("1"), []byte("0"), []byte("0"), nil, nil, nil, []byte("2026-01-01 00:00:00+00")})
+					}
+					return rows, ""
+				}
+				outcome, reason, code, w := m.apply(key, id, pending)
+				if code != "" {
+					return nil, code
+				}
+				if w != nil {
+					pending[key] = *w
+				}
+				var r []byte
+				if reason != "" {
+					r = []byte(reason)
+				}
+				return [][][]byte{{[]byte(outcome), r}}, ""
+			}
 			switch fault := m.popFault(key); fault {
 			case "serialization_failure":
 				fail(SerializationFailure)
@@ -325,9 +464,7 @@ func (m *bookModel) serve(conn net.Conn) {
 				m.mu.Unlock()
 				return
 			case "lost_after_commit", "shutdown_after_commit":
-				if _, _, code, w := m.apply(key, id, pending); code == "" && w != nil {
-					pending[key] = *w
-				}
+				answer()
 				if !explicit {
 					commit()
 				}
@@ -345,20 +482,15 @@ func (m *bookModel) serve(conn net.Conn) {
 				trigger(fault)
 				continue
 			case "":
-				outcome, reason, code, w := m.apply(key, id, pending)
+				rows, code := answer()
 				if code != "" {
 					fail(code)
 					break
 				}
-				if w != nil {
-					pending[key] = *w
+				for _, r := range rows {
+					be.Send(&pgproto3.DataRow{Values: r})
 				}
-				var r []byte
-				if reason != "" {
-					r = []byte(reason)
-				}
-				be.Send(&pgproto3.DataRow{Values: [][]byte{[]byte(outcome), r}})
-				be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")})
+				be.Send(&pgproto3.CommandComplete{CommandTag: []byte(fmt.Sprintf("SELECT %d", len(rows)))})
 			default:
 				panic("a fault the scripted server cannot make while a call is out: " + fault)
 			}
@@ -411,12 +543,20 @@ func (c *scriptedCtx) end(err error) {
 	c.once.Do(func() { c.err = err; close(c.done) })
 }
 
-// checkAnswer says how a differs from what w wants, or nil.
-func checkAnswer(w connWant, a Answer) error {
+// read is the answer of expire or of a read: how many holds expire gave
+// back, a balance, or how many entries a read of a call's answered.
+type read struct {
+	count, entries *int
+	balance        *chobo.Balance
+}
+
+// checkAnswer says how a (and r, for expire and the reads) differs from
+// what w wants, or nil.
+func checkAnswer(w connWant, a Answer, r read) error {
 	if len(w.OneOf) > 0 {
 		var errs []error
 		for _, o := range w.OneOf {
-			err := checkAnswer(o, a)
+			err := checkAnswer(o, a, r)
 			if err == nil {
 				return nil
 			}
@@ -460,11 +600,28 @@ func checkAnswer(w connWant, a Answer) error {
 		return nil
 	}
 	if a.Err != nil {
-		return fmt.Errorf("error %v, want %s", a.Err, w.Result)
+		return fmt.Errorf("error %v, want %+v", a.Err, w)
 	}
-	r := a.Result
-	if string(r.Outcome) != w.Result || r.Reason != w.Reason || w.Resent != nil && r.Resent != *w.Resent {
-		return fmt.Errorf("answered %+v, want %s %q resent %v", r, w.Result, w.Reason, w.Resent)
+	switch {
+	case w.Count != nil:
+		if r.count == nil || *r.count != *w.Count {
+			return fmt.Errorf("expire answered %v, want %d", r.count, *w.Count)
+		}
+		return nil
+	case w.Entries != nil:
+		if r.entries == nil || *r.entries != *w.Entries {
+			return fmt.Errorf("%v entries, want %d", r.entries, *w.Entries)
+		}
+		return nil
+	case w.Balance != nil:
+		if r.balance == nil || len(w.Balance) != 3 || *r.balance != (chobo.Balance{Posted: w.Balance[0], HeldIn: w.Balance[1], HeldOut: w.Balance[2]}) {
+			return fmt.Errorf("balance %+v, want %v", r.balance, w.Balance)
+		}
+		return nil
+	}
+	res := a.Result
+	if string(res.Outcome) != w.Result || res.Reason != w.Reason || w.Resent != nil && res.Resent != *w.Resent {
+		return fmt.Errorf("answered %+v, want %s %q resent %v", res, w.Result, w.Reason, w.Resent)
 	}
 	return nil
 }
@@ -503,9 +660,12 @@ func replayConnVector(t *testing.T, v connVectors, c connVector, start time.Time
 	for _, k := range c.BeforeRefused {
 		m.state[k] = record{id: "00000000-0000-4000-8000-000000000000", outcome: "refused", reason: "too_much"}
 	}
+	m.due = c.Due
 	for _, call := range c.Calls {
 		if call.Op == "call" && !call.ClientError {
 			m.applies[call.Key] = call.Applies
+		}
+		if !call.ClientError {
 			m.faults[call.Key] = append(m.faults[call.Key], call.Faults...)
 		}
 	}
@@ -629,7 +789,7 @@ func replayConnVector(t *testing.T, v connVectors, c connVector, start time.Time
 		}
 		got := Bulk(ctx, q, ops)
 		for i, call := range c.Calls {
-			if err := checkAnswer(call.Want, got[i]); err != nil {
+			if err := checkAnswer(call.Want, got[i], read{}); err != nil {
 				t.Errorf("call %d (%s): %v", i, call.Key, err)
 			}
 		}
@@ -649,13 +809,35 @@ func replayConnVector(t *testing.T, v connVectors, c connVector, start time.Time
 			sentBefore, idsBefore, waitsBefore := m.sent[call.Key], len(m.ids[call.Key]), len(waits)
 			m.mu.Unlock()
 			o := op(call)
-			var a Answer
-			if o.Status {
+			var (
+				a Answer
+				r read
+			)
+			switch call.Op {
+			case "status":
 				a.State, a.Err = Status(ctx, q, o.SQL, o.Args...)
-			} else {
+			case "expire":
+				var n int
+				n, a.Err = Expire(ctx, q, vectorExpire, call.Max)
+				r.count = &n
+			case "balance":
+				var b chobo.Balance
+				b, a.Err = ReadBalance(ctx, q, vectorBalance, v.Tenant, call.Key)
+				r.balance = &b
+			case "entries":
+				var es []chobo.Entry
+				es, a.Err = ReadCallEntries(ctx, q, vectorHistory, v.Tenant, "pay", []string{call.Key})
+				for _, e := range es {
+					if e.Transfer != "pay" || len(e.Key) != 1 || e.Key[0] != call.Key || e.Args["k"] != call.Key {
+						t.Errorf("call %d (%s): an entry %+v", i, call.Key, e)
+					}
+				}
+				n := len(es)
+				r.entries = &n
+			default:
 				a.Result, a.Err = Call(ctx, q, o.SQL, o.Args...)
 			}
-			if err := checkAnswer(call.Want, a); err != nil {
+			if err := checkAnswer(call.Want, a, r); err != nil {
 				t.Errorf("call %d (%s): %v", i, call.Key, err)
 			}
 			m.mu.Lock()
