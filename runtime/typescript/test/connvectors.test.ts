@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { ChoboError } from "../src/chobo.ts";
-import { DEFAULT_RESEND_MS, MAX_ATTEMPTS, type PgAnswer, type PgCall, type Queryable, backoff, bulk, call, configure, makeCall, sqlState, status } from "../src/postgres.ts";
+import { DEFAULT_RESEND_MS, type HistoryKinds, MAX_ATTEMPTS, type PgAnswer, type PgCall, type Queryable, backoff, balance, bulk, call, callEntries, configure, expire, makeCall, sqlState, status } from "../src/postgres.ts";
 import { path } from "./vectors.ts";
 
 type Fault = string | { fault: string; ms?: number };
@@ -17,14 +17,18 @@ interface Want {
   result?: string;
   reason?: string;
   resent?: boolean;
+  count?: number;
+  balance?: number[];
+  entries?: number;
   error?: string;
   sqlstate?: string;
   one_of?: Want[];
 }
 
 interface VCall {
-  op: "call" | "status";
+  op: "call" | "status" | "expire" | "balance" | "entries";
   key: string;
+  max?: number;
   applies?: string;
   faults?: Fault[];
   client_error?: boolean;
@@ -43,6 +47,7 @@ interface VCase {
   cancelled_before?: boolean;
   not_lent?: number;
   bulk?: boolean;
+  due?: number;
   calls: VCall[];
 }
 
@@ -59,11 +64,19 @@ test("the connection vectors' constants are the runtime's", () => {
 
 const OP = "select result, reason from op($1, $2, $3::uuid)";
 const STATUS = "select st($1, $2)";
+const EXPIRE = "select expire($1, $2::uuid)";
+const BALANCE = "select posted, held_in, held_out from bal($1, $2)";
+const ENTRIES = "select * from hist($1, $2, $3)";
+
+/** The book of the reads of a call's entries: one transfer kind, which names nothing but its key. */
+const KINDS: HistoryKinds = new Map([["pay", { args: ["k"], key: ["k"], amounts: [] }]]);
 
 interface Rec {
   id: string;
   outcome: string;
   reason: string | null;
+  /** Of an expire (kept under "expire:" and its call id): how many holds it gave back in all. */
+  n?: number;
 }
 
 /** sqlError is an error as pg throws the server's. */
@@ -85,6 +98,10 @@ class Model {
   notLent = 0;
   explicit = false;
   failed = false;
+  /** Holds past their deadline when the case starts. */
+  due = 0;
+  /** Expires sent with no call id. */
+  anonymous = 0;
 
   readonly over: VCase["over"];
 
@@ -126,6 +143,32 @@ class Model {
     return { row: [w.outcome, w.reason], write: w };
   }
 
+  /** dueLeft is how many holds past their deadline are not given back. */
+  dueLeft(pending: Map<string, Rec>): number {
+    let n = this.due;
+    for (const [k, r] of [...this.state].filter(([k]) => !pending.has(k)).concat([...pending])) {
+      if (k.startsWith("expire:")) {
+        n -= r.n ?? 0;
+      }
+    }
+    return n;
+  }
+
+  /** expire gives back up to max holds for the call id, its earlier sendings' included, and answers how many in all. */
+  expire(id: string, max: number, pending: Map<string, Rec>): number {
+    const k = id === "" ? `expire:#${++this.anonymous}` : `expire:${id}`;
+    const r = pending.get(k) ?? this.state.get(k) ?? { id, outcome: "", reason: null, n: 0 };
+    const n = (r.n ?? 0) + Math.min(Math.max(max - (r.n ?? 0), 0), this.dueLeft(pending));
+    pending.set(k, { ...r, n });
+    return n;
+  }
+
+  /** balanceOf answers the balance statement: posted counts the keys done, held out the holds not given back. */
+  balanceOf(pending: Map<string, Rec>): [string, string, string] {
+    const posted = [...this.state].filter(([k]) => !pending.has(k)).concat([...pending]).filter(([, r]) => r.outcome === "done").length;
+    return [String(posted), "0", String(this.dueLeft(pending))];
+  }
+
   statusOf(key: string, pending: Map<string, Rec>): string | null {
     const r = pending.get(key) ?? this.state.get(key);
     return r !== undefined && r.outcome === "done" ? "posted" : null;
@@ -145,14 +188,26 @@ class Model {
       throw new Error("Client has encountered a connection error and is not queryable");
     }
     const branches = text.split("\nunion all\n");
-    const calls: { key: string; id: string; isStatus: boolean }[] = [];
+    const calls: { key: string; id: string; kind: string; max: number }[] = [];
     let at = 0;
     for (const b of branches) {
-      const isStatus = b.includes("st(");
-      const n = isStatus ? 2 : 3;
+      const kind = b.includes("hist(") ? ENTRIES : b.includes(" st(") ? STATUS : b.includes("expire(") ? EXPIRE : b.includes("bal(") ? BALANCE : OP;
+      const n = kind === OP || kind === ENTRIES ? 3 : 2;
       const v = values.slice(at, at + n);
       at += n;
-      calls.push({ key: String(v[1]), id: isStatus ? "" : String(v[2]), isStatus });
+      // Every statement's key is its second value; expire's is "expire"
+      // (its second value is its call id), and a read of a call's
+      // entries has the key as an array of one.
+      switch (kind) {
+        case EXPIRE:
+          calls.push({ key: "expire", id: v[1] === null || v[1] === undefined ? "" : String(v[1]), kind, max: Number(v[0]) });
+          break;
+        case ENTRIES:
+          calls.push({ key: String((v[2] as unknown[])[0]), id: "", kind, max: 0 });
+          break;
+        default:
+          calls.push({ key: String(v[1]), id: kind === OP ? String(v[2]) : "", kind, max: 0 });
+      }
     }
     // No connection lent: nothing reaches the server.
     if (this.pooled && this.notLent > 0) {
@@ -177,12 +232,45 @@ class Model {
         }
         throw err;
       };
-      if (c.isStatus) {
-        const s = this.statusOf(c.key, pending);
-        rows.push(calls.length === 1 ? { st: s } : { chobo_i: i, a: s, b: null });
-        continue;
+      if (c.kind === OP || c.kind === EXPIRE) {
+        this.ids.set(c.key, [...(this.ids.get(c.key) ?? []), c.id]);
       }
-      this.ids.set(c.key, [...(this.ids.get(c.key) ?? []), c.id]);
+      // answer is what the statement answers when nothing fails.
+      const answer = (): void => {
+        switch (c.kind) {
+          case STATUS: {
+            const s = this.statusOf(c.key, pending);
+            rows.push(calls.length === 1 ? { st: s } : { chobo_i: i, a: s, b: null });
+            return;
+          }
+          case EXPIRE:
+            rows.push({ expire: this.expire(c.id, c.max, pending) });
+            return;
+          case BALANCE: {
+            const [posted, heldIn, heldOut] = this.balanceOf(pending);
+            rows.push({ posted, held_in: heldIn, held_out: heldOut });
+            return;
+          }
+          case ENTRIES:
+            if (this.statusOf(c.key, pending) !== null) {
+              for (const [n, account] of ["from", "to"].entries()) {
+                rows.push({
+                  cursor: String(n + 1), kind: "pay", op: "do", key: [c.key], args: [c.key], move: 1, out: n === 0, account, account_args: [],
+                  posted: "1", held_in: "0", held_out: "0", after_posted: null, after_held_in: null, after_held_out: null, at: new Date(Date.UTC(2026, 0, 1)),
+                });
+              }
+            }
+            return;
+        }
+        const { row, code, write } = this.apply(c.key, c.id, pending);
+        if (code !== undefined) {
+          fail(sqlError(code));
+        }
+        if (write !== undefined) {
+          pending.set(c.key, write);
+        }
+        rows.push(calls.length === 1 ? { result: row![0], reason: row![1] } : { chobo_i: i, a: row![0], b: row![1] });
+      };
       const fault: string = lostAfter === null ? this.pop(c.key) : "";
       switch (fault) {
         case "serialization_failure":
@@ -199,25 +287,14 @@ class Model {
           throw new Error("Query read timeout");
         case "lost_after_commit":
         case "shutdown_after_commit": {
-          const { write } = this.apply(c.key, c.id, pending);
-          if (write !== undefined) {
-            pending.set(c.key, write);
-          }
+          answer();
           lostAfter = fault === "lost_after_commit" ? this.lose() : (this.lose(), sqlError("57P01", "terminating connection due to administrator command"));
           rows.push(null);
           continue;
         }
-        case "": {
-          const { row, code, write } = this.apply(c.key, c.id, pending);
-          if (code !== undefined) {
-            fail(sqlError(code));
-          }
-          if (write !== undefined) {
-            pending.set(c.key, write);
-          }
-          rows.push(calls.length === 1 ? { result: row![0], reason: row![1] } : { chobo_i: i, a: row![0], b: row![1] });
+        case "":
+          answer();
           break;
-        }
         default:
           throw new Error(`a fault the scripted connection cannot make: ${fault}`);
       }
@@ -288,7 +365,18 @@ function check(w: Want | string | null, a: PgAnswer<string> | unknown): string |
     return null;
   }
   if (a instanceof Error) {
-    return `error ${a.message}, want ${w.result}`;
+    return `error ${a.message}, want ${JSON.stringify(w)}`;
+  }
+  if (w.count !== undefined) {
+    return a === w.count ? null : `expire answered ${String(a)}, want ${w.count}`;
+  }
+  if (w.entries !== undefined) {
+    return Array.isArray(a) && a.length === w.entries ? null : `entries ${JSON.stringify(a, (_, v) => (typeof v === "bigint" ? String(v) : v))}, want ${w.entries}`;
+  }
+  if (w.balance !== undefined) {
+    const b = a as { posted: bigint; held_in: bigint; held_out: bigint };
+    const got = [b.posted, b.held_in, b.held_out];
+    return got.every((v, i) => v === BigInt(w.balance![i]!)) ? null : `balance ${got.join(", ")}, want ${w.balance.join(", ")}`;
   }
   const r = a as { result: string; reason?: string; resent?: boolean };
   if (r.result !== w.result || (r.reason ?? "") !== (w.reason ?? "") || (w.resent !== undefined && (r.resent ?? false) !== w.resent)) {
@@ -318,10 +406,13 @@ for (const c of file.cases) {
     for (const k of c.calls) {
       if (k.op === "call" && k.client_error !== true) {
         m.applies.set(k.key, k.applies ?? "done");
+      }
+      if (k.client_error !== true) {
         m.faults.set(k.key, [...(m.faults.get(k.key) ?? []), ...(k.faults ?? []).map((f) => (typeof f === "string" ? { fault: f, ms: 0 } : { fault: f.fault, ms: f.ms ?? 0 }))]);
       }
     }
     m.closed = c.closed === true;
+    m.due = c.due ?? 0;
     m.notLent = c.not_lent ?? 0;
     let db = queryable(m, c.over);
     if (c.resend_for_ms !== undefined) {
@@ -365,7 +456,29 @@ for (const c of file.cases) {
           const [sentBefore, idsBefore, waitsBefore] = [m.sent.get(k.key) ?? 0, (m.ids.get(k.key) ?? []).length, waits.length];
           let a: unknown;
           try {
-            a = k.op === "status" ? await status(db, where, STATUS, [file.tenant, k.key]) : await call(db, where, OP, [file.tenant, k.key]);
+            switch (k.op) {
+              case "status":
+                a = await status(db, where, STATUS, [file.tenant, k.key]);
+                break;
+              case "expire":
+                a = await expire(db, EXPIRE, k.max);
+                break;
+              case "balance":
+                a = await balance(db, where, BALANCE, [file.tenant, k.key]);
+                break;
+              case "entries": {
+                const es = await callEntries(db, where, ENTRIES, KINDS, file.tenant, "pay", [k.key]);
+                for (const e of es) {
+                  if (e.transfer !== "pay" || e.key?.join() !== k.key || e.args?.["k"] !== k.key) {
+                    problems.push(`call ${i} (${k.key}): an entry ${JSON.stringify(e, (_, v) => (typeof v === "bigint" ? String(v) : v))}`);
+                  }
+                }
+                a = es;
+                break;
+              }
+              default:
+                a = await call(db, where, OP, [file.tenant, k.key]);
+            }
           } catch (err) {
             a = err;
           }
