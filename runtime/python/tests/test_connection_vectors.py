@@ -15,15 +15,16 @@ import random
 import unittest
 import uuid
 from collections.abc import Iterator, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from unittest import mock
 
 import vectors  # noqa: F401  first: it puts the sources on the path
 
 from chobo import postgres
-from chobo.chobo import ChoboCancelledError, ChoboError, Result
-from chobo.postgres import AsyncPostgresBook, PgCall, PostgresBook, sqlstate_of
+from chobo.chobo import Balance, ChoboCancelledError, ChoboError, Result
+from chobo.postgres import AsyncPostgresBook, PgCall, PgCallNames, PgHistory, PostgresBook, sqlstate_of
 
 
 def _path() -> Path:
@@ -38,6 +39,12 @@ with open(_path(), encoding="utf-8") as _f:
 
 OP = "select result, reason from op(%s, %s, %s::uuid)"
 STATUS = "select st(%s, %s)"
+EXPIRE = "select expire(%s, %s::uuid)"
+BALANCE = "select posted, held_in, held_out from bal(%s, %s)"
+ENTRIES = "select * from hist(%s, %s, %s)"
+# The book of the reads of a call's entries: one transfer kind, which
+# names nothing but its key.
+HISTORY = PgHistory("", ENTRIES, "", "", {"pay": PgCallNames(("k",), ("k",), ())})
 OTHER_ID = "00000000-0000-4000-8000-000000000000"
 
 
@@ -72,6 +79,9 @@ class Model:
         self.not_lent = case.get("not_lent", 0)  # how many more times the pool lends no connection
         self.explicit = case["over"] == "tx"
         self.failed = False
+        self.due: int = case.get("due", 0)  # holds past their deadline when the case starts
+        self.given: dict[str, int] = {}  # what each expire gave back, by "expire:" and its call id
+        self.anonymous = 0  # expires sent with no call id
         for k in case.get("before", []):
             self.state[k] = (OTHER_ID, "done", None)
         for k in case.get("before_refused", []):
@@ -79,6 +89,7 @@ class Model:
         for c in case["calls"]:
             if c["op"] == "call" and not c.get("client_error"):
                 self.applies[c["key"]] = c.get("applies", "done")
+            if not c.get("client_error"):
                 for f in c.get("faults", []):
                     self.faults.setdefault(c["key"], []).append((f, 0) if isinstance(f, str) else (f["fault"], f.get("ms", 0)))
 
@@ -107,23 +118,73 @@ class Model:
         pending[key] = w
         return (w[1], w[2]), ""
 
+    def due_left(self, given: dict[str, int]) -> int:
+        """How many holds past their deadline are not given back."""
+        return self.due - sum({**self.given, **given}.values())
+
+    def expire(self, id: str, most: int, given: dict[str, int]) -> int:
+        """Gives back up to most holds for the call id, its earlier
+        sendings' included, and answers how many it gave back in all."""
+        if id == "":
+            self.anonymous += 1
+            k = f"expire:#{self.anonymous}"
+        else:
+            k = f"expire:{id}"
+        n = given.get(k, self.given.get(k, 0))
+        given[k] = n + min(max(most - n, 0), self.due_left(given))
+        return given[k]
+
+    def answer(self, statement: str, params: tuple[object, ...], key: str, id: str,
+               pending: dict[str, tuple[str, str, str | None]], given: dict[str, int]) -> object:
+        """What a statement answers when nothing fails: its row (its rows,
+        for a call's entries); a failure raises."""
+        done = {**self.state, **pending}
+        if statement == STATUS:
+            r = done.get(key)
+            return ("posted" if r is not None and r[1] == "done" else None,)
+        if statement == EXPIRE:
+            return (self.expire(id, int(str(params[0])), given),)
+        if statement == BALANCE:
+            posted = sum(1 for r in done.values() if r[1] == "done")
+            return (posted, 0, self.due_left(given))
+        if statement == ENTRIES:
+            r = done.get(key)
+            if r is None or r[1] != "done":
+                return []
+            at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+            return [
+                (n + 1, "pay", "do", [key], [key], 1, n == 0, account, [], 1, 0, 0, None, None, None, at)
+                for n, account in enumerate(("from", "to"))
+            ]
+        row, code = self.apply(key, id, pending)
+        if code:
+            self.failed = self.explicit
+            raise ServerError(code)
+        return row
+
     def run(self, conn: Conn, statements: Sequence[tuple[str, tuple[object, ...]]]) -> list[object]:
         """Runs statements as one transaction (one, or a pipeline's) and
         answers each one's row; a failure raises, as psycopg does."""
         pending: dict[str, tuple[str, str, str | None]] = {}
+        given: dict[str, int] = {}
         rows: list[object] = []
         lost_after: Exception | None = None
         for statement, params in statements:
-            key = str(params[1])
+            # Every statement's key is its second value; expire's is
+            # "expire" (its second value is its call id), and a read of a
+            # call's entries has the key as a list of one.
+            key, id = str(params[1]), ""
+            if statement == OP:
+                id = str(params[2])
+            elif statement == EXPIRE:
+                key, id = "expire", "" if params[1] is None else str(params[1])
+            elif statement == ENTRIES:
+                key = str(cast(list[object], params[2])[0])
             self.sent[key] = self.sent.get(key, 0) + 1
             if self.failed:
                 raise ServerError("25P02")
-            if statement == STATUS:
-                r = pending.get(key) or self.state.get(key)
-                rows.append(("posted" if r is not None and r[1] == "done" else None,))
-                continue
-            id = str(params[2])
-            self.ids.setdefault(key, []).append(id)
+            if statement in (OP, EXPIRE):
+                self.ids.setdefault(key, []).append(id)
             fault = self.pop(key) if lost_after is None else ""
             if fault in ("serialization_failure", "deadlock_detected"):
                 self.failed = self.explicit
@@ -132,7 +193,7 @@ class Model:
                 conn.closed = True
                 raise OperationalError("server closed the connection unexpectedly")
             if fault in ("lost_after_commit", "shutdown_after_commit"):
-                self.apply(key, id, pending)
+                self.answer(statement, params, key, id, pending, given)
                 conn.closed = True
                 lost_after = (
                     OperationalError("server closed the connection unexpectedly")
@@ -145,13 +206,10 @@ class Model:
                 raise CallerGaveUp(fault)
             if fault:
                 raise AssertionError(f"a fault the scripted connection cannot make: {fault}")
-            row, code = self.apply(key, id, pending)
-            if code:
-                self.failed = self.explicit
-                raise ServerError(code)
-            rows.append(row)
+            rows.append(self.answer(statement, params, key, id, pending, given))
         if not self.explicit or lost_after is not None:
             self.state.update(pending)
+            self.given.update(given)
         if lost_after is not None:
             raise lost_after
         return rows
@@ -175,7 +233,7 @@ class Cursor:
         return self.row
 
     def fetchall(self) -> Sequence[object]:
-        raise AssertionError("no statement of the vectors reads many rows")
+        return cast(Sequence[object], self.row)
 
     def close(self) -> None:
         pass
@@ -337,6 +395,12 @@ def check(want: Any, a: object) -> str | None:
         if kind_of(a) != want["error"] or ("sqlstate" in want and code != want["sqlstate"]):
             return f"error {kind_of(a)} ({a!r}, SQLSTATE {code!r}), want {want['error']} {want.get('sqlstate', '')}"
         return None
+    if "count" in want:
+        return None if a == want["count"] else f"expire answered {a!r}, want {want['count']}"
+    if "balance" in want:
+        return None if a == Balance(*want["balance"]) else f"balance {a!r}, want {want['balance']}"
+    if "entries" in want:
+        return None if isinstance(a, list) and len(a) == want["entries"] else f"entries {a!r}, want {want['entries']}"
     if not isinstance(a, Result):
         return f"answered {a!r}, want {want}"
     if a.result != want["result"] or (a.reason or "") != want.get("reason", "") or ("resent" in want and a.resent != want["resent"]):
@@ -448,6 +512,15 @@ def replay(case: Any, asynchronous: bool) -> list[str]:
                 sent_before, ids_before, waits_before = m.sent.get(c["key"], 0), len(m.ids.get(c["key"], [])), len(waits)
                 if c["op"] == "status":
                     a = outcome(lambda: book.status("vector", STATUS, [c["key"]]))
+                elif c["op"] == "expire":
+                    a = outcome(lambda: book.expire(EXPIRE, c["max"]))
+                elif c["op"] == "balance":
+                    a = outcome(lambda: book.balance("vector", BALANCE, [c["key"]]))
+                elif c["op"] == "entries":
+                    a = outcome(lambda: book.entries("vector", HISTORY, "pay", [c["key"]]))
+                    for e in a if isinstance(a, list) else []:
+                        if e.transfer != "pay" or list(e.key) != [c["key"]] or dict(e.args) != {"k": c["key"]}:
+                            problems.append(f"call {i} ({c['key']}): an entry {e!r}")
                 else:
                     a = outcome(lambda: book.call("vector", OP, [c["key"]]))
                 p = check(c["want"], a)
