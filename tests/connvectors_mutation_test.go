@@ -12,7 +12,8 @@ import (
 
 // The connection vectors (runtime/testdata/connection_vectors.json) are
 // worth only what they catch. Each mutation below is a small change to a
-// runtime's resending, retrying or bulk logic, of the kind that once
+// runtime's resending, retrying or bulk logic (expire's and the reads'
+// among it), of the kind that once
 // slipped through or easily could; the runtime's own replay of the
 // vectors must fail with it. A mutation whose text is no longer in the
 // runtime fails this test too: it is to be written again for the code as
@@ -40,6 +41,16 @@ var goMutations = []mutation{
 		"if optionsOf(q).resendFor > 0 {", "if false {"},
 	{"a bulk whose retried calls are not retried", "bulk.go",
 		"case Retryable(code) && !last:", "case false && Retryable(code) && !last:"},
+	{"an expire sent without its call id", "expire.go",
+		"[]any{max, NewCallID()}", "[]any{max, nil}"},
+	{"an expire whose lost sending is not sent again", "expire.go",
+		"err := QueryRow(ctx, q, sql,", "err := QueryRow(ctx, With(q, Resend(0)), sql,"},
+	{"a history read that is not retried", "history.go",
+		"_, err := sendWith(ctx, q, args, func(q Querier, args []any) error {",
+		"_, err := false, func(f func(Querier, []any) error) error { return f(unwrap(q), append([]any{pgx.QueryExecModeExec}, args...)) }(func(q Querier, args []any) error {"},
+	{"a balance read that is not retried", "chobopg.go",
+		"err := QueryRow(ctx, q, sql, args, &b.Posted, &b.HeldIn, &b.HeldOut)",
+		"err := unwrap(q).QueryRow(ctx, sql, append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&b.Posted, &b.HeldIn, &b.HeldOut)"},
 }
 
 var tsMutations = []mutation{
@@ -54,6 +65,13 @@ var tsMutations = []mutation{
 	{"a bulk that stops at the first refusal", "postgres.ts",
 		"          out[i] = lost ? { ...r, resent: true } : r;\n",
 		"          out[i] = lost ? { ...r, resent: true } : r;\n          if (r.result === \"refused\") {\n            break;\n          }\n"},
+	{"an expire sent without its call id", "postgres.ts",
+		"await queryRow(db, \"expire\", text, [max, callId()]);", "await queryRow(db, \"expire\", text, [max, null]);"},
+	{"an expire whose lost sending is not sent again", "postgres.ts",
+		"await queryRow(db, \"expire\", text,", "await queryRow(configure(db, { resendMs: 0 }), \"expire\", text,"},
+	{"a read of a call's entries that is not retried", "postgres.ts",
+		"const { rows } = await sendRows(db, where, text, [tenant, transfer, key]);",
+		"const rows = (await settingsOf(db).db.query(text, [tenant, transfer, key])).rows.map((r) => Object.values(r as object));"},
 }
 
 var pyMutations = []mutation{
@@ -67,6 +85,14 @@ var pyMutations = []mutation{
 	{"a bulk that stops at the first refusal", "postgres.py",
 		"        for i in alone:\n            out[i] = self._one(calls[i])\n",
 		"        for i in alone:\n            out[i] = self._one(calls[i])\n            if isinstance(out[i], Result) and out[i].result == \"refused\":\n                break\n"},
+	{"an expire sent without its call id", "postgres.py",
+		"(max, _pg_call_id()), resend_for)", "(max, None), resend_for)"},
+	{"an expire whose lost sending is not sent again", "postgres.py",
+		"row, _ = yield from _pg_row_flow(\"expire\", statement, (max, _pg_call_id()), resend_for)",
+		"row, _ = yield from _pg_row_flow(\"expire\", statement, (max, _pg_call_id()), 0.0)"},
+	{"a history read that is not retried", "postgres.py",
+		"fetched, _ = yield from _pg_send_flow(where, statement, params, resend_for, True)",
+		"fetched = yield _PgQuery(statement, params, where, True)"},
 }
 
 // mutate is src with m applied, or fails t when m's text is not in src
