@@ -374,6 +374,10 @@ func expireCases() []vCase {
 			ex(3, faults("cancelled"), failure("outcome_unknown"), 1, 1)}},
 		{Name: "the caller's deadline passed while expire was out: never sent again", Over: "pool", Due: 5, Calls: []vCall{
 			ex(3, faults("timeout"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "expire cancelled by the caller before it was sent", Over: "pool", CancelledBefore: true, Due: 5, Calls: []vCall{
+			ex(3, nil, failure("not_sent"), 0, 0)}},
+		{Name: "expire, resending off: no connection lent is answered at once", Over: "pool", ResendForMs: ms(0), Due: 5, Calls: []vCall{
+			ex(3, faults("not_connected"), failure("not_sent"), 0, 1), left(0, 5)}},
 	}
 }
 
@@ -423,6 +427,10 @@ func readCases() []vCase {
 			read("balance", "acc", faults("cancelled"), failure("outcome_unknown"), 1, 1)}},
 		{Name: "the caller's deadline passed while a balance read was out", Over: "pool", Calls: []vCall{
 			read("balance", "acc", faults("timeout"), failure("outcome_unknown"), 1, 1)}},
+		{Name: "a balance read cancelled by the caller before it was sent", Over: "pool", CancelledBefore: true, Calls: []vCall{
+			read("balance", "acc", nil, failure("not_sent"), 0, 0)}},
+		{Name: "a balance read, resending off: no connection lent is answered at once", Over: "pool", ResendForMs: ms(0), Calls: []vCall{
+			read("balance", "acc", faults("not_connected"), failure("not_sent"), 0, 1)}},
 		{Name: "a status read: a serialization failure, then read", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
 			read("status", "k0", faults("serialization_failure"), state("posted"), 2, 2)}},
 		{Name: "a status read lost: read again over the pool", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
