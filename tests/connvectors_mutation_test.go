@@ -48,6 +48,8 @@ var goMutations = []mutation{
 	{"a history read that is not retried", "history.go",
 		"_, err := sendWith(ctx, q, args, func(q Querier, args []any) error {",
 		"_, err := false, func(f func(Querier, []any) error) error { return f(unwrap(q), append([]any{pgx.QueryExecModeExec}, args...)) }(func(q Querier, args []any) error {"},
+	{"a history read that keeps the rows of a broken sending", "history.go",
+		"func() { rows = rows[:0] },", "func() {},"},
 	{"a balance read that is not retried", "chobopg.go",
 		"err := QueryRow(ctx, q, sql, args, &b.Posted, &b.HeldIn, &b.HeldOut)",
 		"err := unwrap(q).QueryRow(ctx, sql, append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&b.Posted, &b.HeldIn, &b.HeldOut)"},

@@ -448,6 +448,10 @@ func readCases() []vCase {
 			read("entries", "k0", times(30, "serialization_failure"), failureCode("server", "40001"), 30, 30)}},
 		{Name: "a call's entries lost: read again over the pool", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
 			read("entries", "k0", faults("lost_before_commit", "shutdown_after_commit"), entries(2), 3, 3)}},
+		{Name: "a call's entries lost while their rows were read: read again whole over the pool", Over: "pool", Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", faults("lost_while_reading"), entries(2), 2, 2)}},
+		{Name: "one connection: a call's entries lost while their rows were read", Over: "conn", Before: []string{"k0"}, Calls: []vCall{
+			read("entries", "k0", faults("lost_while_reading"), failure("outcome_unknown"), 1, 1)}},
 		{Name: "a call's entries, resending off: lost is answered at once", Over: "pool", ResendForMs: ms(0), Before: []string{"k0"}, Calls: []vCall{
 			read("entries", "k0", faults("lost_before_commit"), failure("outcome_unknown"), 1, 1)}},
 		{Name: "resending off: a call lost after commit, and its entries say it was applied", Over: "pool", ResendForMs: ms(0), Calls: []vCall{

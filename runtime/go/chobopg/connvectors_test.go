@@ -23,7 +23,8 @@ import (
 // The shared connection vectors (runtime/testdata/connection_vectors.json)
 // replayed against pgx talking to a scripted server in this process: it
 // speaks PostgreSQL's protocol on a loopback socket, answers the book's
-// two statements from a model of a book's function (a key written once,
+// statements (an operation, a status, expire, a balance, a call's entries)
+// from a model of a book's functions (a key written once,
 // with the call id of the call that wrote it), and fails each sending as
 // the vector says. pgx, its pool and its pipelines are the real ones.
 
@@ -461,6 +462,16 @@ func (m *bookModel) serve(conn net.Conn) {
 			case "deadlock_detected":
 				fail(DeadlockDetected)
 			case "lost_before_commit":
+				m.mu.Unlock()
+				return
+			case "lost_while_reading":
+				// The first row of the answer goes out, then the
+				// connection breaks: the rows read so far are not the
+				// answer.
+				if rows, _ := answer(); len(rows) > 0 {
+					be.Send(&pgproto3.DataRow{Values: rows[0]})
+					be.Flush()
+				}
 				m.mu.Unlock()
 				return
 			case "lost_after_commit", "shutdown_after_commit":

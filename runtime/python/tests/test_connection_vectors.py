@@ -1,8 +1,9 @@
 """The shared connection vectors (runtime/testdata/connection_vectors.json)
 replayed against scripted psycopg objects: a pool, a connection in
 autocommit mode (whose bulks go in pipelines), and a connection inside the
-caller's transaction, answering the book's two statements from a model of
-a book's function and failing each sending as the vector says. Every case
+caller's transaction, answering the book's statements (an operation, a
+status, expire, a balance, a call's entries) from a model of a book's
+functions and failing each sending as the vector says. Every case
 runs through PostgresBook and AsyncPostgresBook."""
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ class Model:
             if fault in ("serialization_failure", "deadlock_detected"):
                 self.failed = self.explicit
                 raise ServerError("40001" if fault == "serialization_failure" else "40P01")
-            if fault == "lost_before_commit":
+            if fault in ("lost_before_commit", "lost_while_reading"):  # psycopg fetches an answer whole
                 conn.closed = True
                 raise OperationalError("server closed the connection unexpectedly")
             if fault in ("lost_after_commit", "shutdown_after_commit"):

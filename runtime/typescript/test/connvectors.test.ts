@@ -1,8 +1,8 @@
 // The shared connection vectors (runtime/testdata/connection_vectors.json)
 // replayed against scripted pg objects: a Pool, a Client, and a Client
-// inside the caller's transaction, each answering the book's two
-// statements, and a bulk's statement of many, from a model of a book's
-// function, and failing each sending as the vector says.
+// inside the caller's transaction, each answering the book's statements
+// (an operation, a status, expire, a balance, a call's entries), and a
+// bulk's statement of many, from a model of a book's functions, and failing each sending as the vector says.
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -280,6 +280,7 @@ class Model {
           fail(sqlError("40P01"));
           break;
         case "lost_before_commit":
+        case "lost_while_reading": // pg hands over an answer whole
           throw this.lose();
         case "timeout":
           // pg's query_timeout: the client stops waiting, the statement
