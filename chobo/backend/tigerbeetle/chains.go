@@ -98,7 +98,7 @@ func Chains(b *book.Book) ([]Chain, error) {
 			continue
 		}
 		key := d.KeyValues(i, vals)
-		lookups, err := d.Lookups("", i, key)
+		lookups, err := d.MoveIDs("", i, key)
 		if err != nil {
 			return nil, err
 		}
