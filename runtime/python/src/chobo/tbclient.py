@@ -57,6 +57,7 @@ from .tigerbeetle import (
     Account,
     ChainEvent,
     Def,
+    HoldEvent,
     Plan,
     Side,
     Transfer,
@@ -69,11 +70,11 @@ from .tigerbeetle import (
     _link,
     _laid_out_otherwise,
     _made_by_legacy,
-    _tagged,
     _text,
     account_status,
     balance_of,
-    finish,
+    finish_of,
+    hold_of,
     lookups,
     plan,
     read,
@@ -211,7 +212,7 @@ def _tb_statuses(ans: _TbAnswer, n: int, what: str) -> list[int]:
     return ans.statuses
 
 
-_HeldOf: TypeAlias = "list[int] | None | Literal['other']"
+_HeldOf: TypeAlias = "tuple[list[HoldEvent], list[int]] | None | Literal['other']"
 
 TbAnswer: TypeAlias = "Result | HoldState | None | Exception"
 """What one call of a bulk got: a Result (do, hold, post, void), a hold
@@ -362,10 +363,9 @@ class _TbFlows:
         return out
 
     def _held_flow(self, kind: int, key: Sequence[str]) -> _TbFlow[_HeldOf]:
-        """What a hold holds, one amount per move; None when there is no
-        hold, "other" when it was made under another definition of its kind
-        (an event tagged with another definition; an untagged one was made
-        by a client that did not tag holds, and is taken as it is)."""
+        """A hold: the events a post or void ends and what each move holds
+        (hold_of); None when there is no hold, "other" when it was made under
+        another definition of its kind."""
         ids = lookups(self.d, self.tenant, kind, key)
         found: dict[int, Transfer] = {}
         for i in range(0, len(ids), MAX_EVENTS):
@@ -375,15 +375,7 @@ class _TbFlows:
                 if t.id not in batch:
                     raise ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold answered another transfer")
                 found[t.id] = t
-        k = _kind_of(self.d, kind)
-        if any(not _tagged(k, t.user_data_64) for t in found.values()):
-            return "other"
-        out = [found[i].amount for i in ids if i in found]
-        if not out:
-            return None
-        if len(out) != len(ids):
-            raise ChoboError("CHOBO_UNEXPECTED", f"{len(out)} of the {len(ids)} moves of a hold were found")
-        return out
+        return hold_of(self.d, self.tenant, kind, ids, found, self._tids.sinks)
 
     def _post_flow(self, kind: int, key_vals: Sequence[Value], amounts: Sequence[int] | None) -> _TbFlow[Result]:
         t = _kind_of(self.d, kind)
@@ -397,11 +389,12 @@ class _TbFlows:
                 check_amount(where, t.params[p].name, a)
         check_size(where, self.tenant, key_vals)
         key = [_text(v) for v in key_vals]
-        held = yield from self._held_flow(kind, key)
-        if held is None:
+        h = yield from self._held_flow(kind, key)
+        if h is None:
             return refused("no_such_hold")
-        if held == "other":
+        if h == "other":
             return refused("key_conflict")
+        hold, held = h
         want = held
         if amounts is not None:
             by_param = dict(zip(t.post_amounts, amounts))
@@ -409,25 +402,26 @@ class _TbFlows:
             want = [held[i] if m.amount < 0 else by_param.get(m.amount, 0) for i, m in enumerate(t.moves)]
         if any(w > h for w, h in zip(want, held)):
             return _over_hold((yield from self._status_of_flow(kind, key)))
-        return (yield from self._finish_flow(kind, "post", key, want))
+        return (yield from self._finish_flow(kind, "post", key, want, hold))
 
     def _void_flow(self, kind: int, key_vals: Sequence[Value]) -> _TbFlow[Result]:
         check_size(f"{_kind_of(self.d, kind).name}.void", self.tenant, key_vals)
         key = [_text(v) for v in key_vals]
-        held = yield from self._held_flow(kind, key)
-        if held is None:
+        h = yield from self._held_flow(kind, key)
+        if h is None:
             return refused("no_such_hold")
-        if held == "other":
+        if h == "other":
             return refused("key_conflict")
-        return (yield from self._finish_flow(kind, "void", key, []))
+        return (yield from self._finish_flow(kind, "void", key, [], h[0]))
 
-    def _finish_flow(self, kind: int, op: Literal["post", "void"], key: list[str], amounts: list[int]) -> _TbFlow[Result]:
-        """Sends a post or void and reads its answer, as an earlier version
-        sent it when one made it (_made_by_legacy)."""
-        chain = finish(self.d, self.tenant, kind, op, key, amounts)
+    def _finish_flow(self, kind: int, op: Literal["post", "void"], key: list[str], amounts: list[int],
+                     hold: list[HoldEvent]) -> _TbFlow[Result]:
+        """Sends a post or void of the hold's events and reads its answer, as
+        an earlier version sent it when one made it (_made_by_legacy)."""
+        chain = finish_of(self.d, self.tenant, kind, op, key, amounts, hold)
         statuses = yield from self._send_chain_flow(chain)
         if _made_by_legacy(_kind_of(self.d, kind), statuses):
-            again = finish(_as_legacy(self.d), self.tenant, kind, op, key, amounts)
+            again = finish_of(_as_legacy(self.d), self.tenant, kind, op, key, amounts, hold)
             return read(again, (yield from self._send_chain_flow(again)))
         return read(chain, statuses)
 
@@ -605,35 +599,35 @@ class _TbFlows:
 
     def _legacy_chain(self, c: TbCall, sent: list[ChainEvent]) -> list[ChainEvent]:
         """The chain of a call of a bulk as an earlier version laid it out;
-        a post's amounts are those its chain sent, one per move."""
+        a post or void ends the events its chain ended, a post with the
+        amounts its chain sent, one per move."""
         d = _as_legacy(self.d)
         if c.op == "do" or c.op == "hold":
             return plan(d, self.tenant, c.kind, c.op, c.values, self._tids).chain
         key = [_text(v) for v in c.values]
+        hold = [HoldEvent(e.transfer.pending_id, e.move) for e in sent]
         if c.op == "void":
-            return finish(d, self.tenant, c.kind, "void", key, [])
+            return finish_of(d, self.tenant, c.kind, "void", key, [], hold)
         amounts = [0] * len(_kind_of(d, c.kind).moves)
         for e in sent:
             amounts[e.move - 1] = e.transfer.amount
-        return finish(d, self.tenant, c.kind, "post", key, amounts)
+        return finish_of(d, self.tenant, c.kind, "post", key, amounts, hold)
 
     def _finish_of(self, c: TbCall, key: list[str], ids: list[int], found: dict[int, Transfer], out: list[TbAnswer],
                    chains: dict[int, list[ChainEvent]], reads: dict[int, str], i: int) -> None:
         """The chain of a post or void of a bulk from the holds looked up,
         as _post_flow and _void_flow build it, or its answer when it needs none."""
         t = _kind_of(self.d, c.kind)
-        mine = [found[x] for x in ids if x in found]
-        if any(not _tagged(t, tr.user_data_64) for tr in mine):
+        h = hold_of(self.d, self.tenant, c.kind, ids, found, self._tids.sinks)
+        if h == "other":
             out[i] = refused("key_conflict")
             return
-        if not mine:
+        if h is None:
             out[i] = refused("no_such_hold")
             return
-        if len(mine) != len(ids):
-            raise ChoboError("CHOBO_UNEXPECTED", f"{len(mine)} of the {len(ids)} moves of a hold were found")
-        held = [tr.amount for tr in mine]
+        hold, held = h
         if c.op == "void":
-            chains[i], reads[i] = finish(self.d, self.tenant, c.kind, "void", key, []), "result"
+            chains[i], reads[i] = finish_of(self.d, self.tenant, c.kind, "void", key, [], hold), "result"
             return
         want = held
         if c.amounts is not None:
@@ -643,7 +637,7 @@ class _TbFlows:
             chains[i] = status_chain(self.d, self.tenant, c.kind, key, _tb_random_id(), _tb_random_id())
             reads[i] = "over_hold"
             return
-        chains[i], reads[i] = finish(self.d, self.tenant, c.kind, "post", key, want), "result"
+        chains[i], reads[i] = finish_of(self.d, self.tenant, c.kind, "post", key, want, hold), "result"
 
     def _recorded(self, req: Request) -> None:
         if self._on_request is not None:
