@@ -177,9 +177,10 @@ func TestTigerBeetleDeploysInProcess(t *testing.T) {
 	// Every deploy step of the scenarios run: shelves' one and
 	// from_zero's, the three of each bound_change case's first scenario
 	// (its section left outside the room narrowed by the second, which
-	// the migration keeps as a shortfall) and the two of its second, and
+	// the migration keeps as a shortfall), the two of its second and the
+	// one of its third (the room removed under holds made before), and
 	// counters' two.
-	const wantRun = 14
+	const wantRun = 16
 
 	run := func(t *testing.T, what string, calls, raw chobotb.Client, replica bool, pulse func()) {
 		pair := "tigerbeetle-go in this process (" + what + ")"
@@ -203,7 +204,7 @@ func TestTigerBeetleDeploysInProcess(t *testing.T) {
 		st := conformance.RunAll(r, jobs)
 		skippedDeploys(pair, st)
 		if st.Deploys != wantRun || st.DeploysSkipped != 0 {
-			t.Errorf("%d deploy steps run, %d scenarios with them skipped; want %d run (shelves.book's and from_zero.book's 1, 3 and 2 of each bound_change case, counters.book's 2), none skipped",
+			t.Errorf("%d deploy steps run, %d scenarios with them skipped; want %d run (shelves.book's and from_zero.book's 1, 3, 2 and 1 of each bound_change case, counters.book's 2), none skipped",
 				st.Deploys, st.DeploysSkipped, wantRun)
 		}
 		t.Logf("%d scenarios on %s, %d deploy steps run", st.Total, pair, st.Deploys)
@@ -236,7 +237,9 @@ func TestTigerBeetleDeploysInProcess(t *testing.T) {
 // calls. Every answer is the interpreter's, deployed alike: the room
 // widened and narrowed by the migration (the first version's client
 // would refuse at its old bound, or pass the new one), the reason renamed
-// by the new client (the old one would give the old reason). On the model
+// by the new client (the old one would give the old reason); holds made
+// under the fourth version, whose chains take from the room, posted in
+// part, voided and sent again under the fifth, which has no room. On the model
 // for a language whose driver reaches it, and on a real replica, one for
 // every language, each under tenants of its own.
 func TestTigerBeetleClientsDeploy(t *testing.T) {
@@ -280,7 +283,7 @@ func clientsDeploy(t *testing.T, tg string, l loaded, address string, tb *confor
 	ctx := context.Background()
 	// The versions the case's first scenario deploys, by their files.
 	var vs []*conformance.Version
-	for _, file := range []string{"versions/v2.book", "versions/v3.book", "versions/v4.book"} {
+	for _, file := range []string{"versions/v2.book", "versions/v3.book", "versions/v4.book", "versions/v5.book"} {
 		i := slices.IndexFunc(laterVersions(l), func(v *conformance.Version) bool { return v.File == file })
 		if i < 0 {
 			t.Fatalf("bound_change deploys no %s", file)
@@ -289,19 +292,37 @@ func clientsDeploy(t *testing.T, tg string, l loaded, address string, tb *confor
 	}
 	cur := l.Copy
 	refs := map[string]*interp.State{}
+	var call func(tenant string, c interp.Call, want string)
 	sell := func(tenant, order string, qty int64, want string) {
 		t.Helper()
+		call(tenant, interp.Call{Transfer: cur.Transfer("sell"), Op: book.Do,
+			Strings: map[string]string{"order": order, "id": "s-1"}, Amounts: map[string]int64{"qty": qty}}, want)
+	}
+	// reserve holds into section(s-1), or posts (in part, when qty is
+	// not 0) or voids the hold of order.
+	reserve := func(tenant string, op book.Op, order string, qty int64, want string) {
+		t.Helper()
+		c := interp.Call{Transfer: cur.Transfer("reserve"), Op: op, Strings: map[string]string{"order": order}}
+		switch {
+		case op == book.Hold:
+			c.Strings["id"], c.Amounts = "s-1", map[string]int64{"qty": qty}
+		case qty != 0:
+			c.Amounts = map[string]int64{"qty": qty}
+		}
+		call(tenant, c, want)
+	}
+	call = func(tenant string, c interp.Call, want string) {
+		t.Helper()
 		tenant = tg + "-" + tenant
-		c := interp.Call{Transfer: cur.Transfer("sell"), Op: book.Do,
-			Strings: map[string]string{"order": order, "id": "s-1"}, Amounts: map[string]int64{"qty": qty}}
+		order, qty := c.Strings["order"], c.Amounts["qty"]
 		if refs[tenant] == nil {
 			refs[tenant] = interp.New(cur)
 		}
 		if ref := conformance.ShortResult(refs[tenant].Apply(c)); ref != want {
-			t.Fatalf("%s: the interpreter answers %s to %s %d, not %s", cur.File, ref, order, qty, want)
+			t.Fatalf("%s: the interpreter answers %s to %s %s %d, not %s", cur.File, ref, c.Op, order, qty, want)
 		}
 		if got := conformance.ShortResult(be.Call(ctx, c, tenant)); got != want {
-			t.Errorf("%s, tenant %s: %s %d answered %s; the interpreter %s", cur.File, tenant, order, qty, got, want)
+			t.Errorf("%s, tenant %s: %s %s %d answered %s; the interpreter %s", cur.File, tenant, c.Op, order, qty, got, want)
 		}
 	}
 	deploy := func(v *conformance.Version) {
@@ -332,7 +353,34 @@ func clientsDeploy(t *testing.T, tg string, l loaded, address string, tb *confor
 	deploy(vs[2]) // at most 350, refused as sold_out
 	sell("b", "o-4", 1, "refused: sold_out")
 	sell("b", "o-2", 51, "refused: already_refused")
-	if n := d.Started(); n != 3 {
-		t.Errorf("%d drivers started by the deploys, want 3", n)
+	// Holds made under the fourth version, each chain a move and its
+	// room_take, ended under the fifth, which has no room: the post and
+	// void end both events, and one ended before is sent again after.
+	// The last tenant called before a deploy is the one it migrates, and
+	// the holds of the test copy last 3 seconds: they are made just
+	// before it.
+	sell("h", "o-1", 100, "done")
+	for _, h := range []struct {
+		order string
+		qty   int64
+	}{{"h-1", 40}, {"h-2", 10}, {"h-3", 30}, {"h-4", 20}} {
+		reserve("h", book.Hold, h.order, h.qty, "done")
+	}
+	reserve("h", book.Post, "h-3", 5, "done")
+	reserve("h", book.Void, "h-4", 0, "done")
+	deploy(vs[3]) // no upper bound
+	reserve("h", book.Post, "h-1", 41, "refused: over_hold")
+	reserve("h", book.Post, "h-1", 25, "done")
+	reserve("h", book.Post, "h-1", 25, "done_before")
+	reserve("h", book.Post, "h-1", 24, "refused: key_conflict")
+	reserve("h", book.Void, "h-2", 0, "done")
+	reserve("h", book.Void, "h-2", 0, "done_before")
+	reserve("h", book.Post, "h-2", 0, "refused: already_voided")
+	reserve("h", book.Post, "h-3", 5, "done_before")
+	reserve("h", book.Void, "h-4", 0, "done_before")
+	reserve("h", book.Void, "h-3", 0, "refused: already_posted")
+	sell("h", "o-2", 1000, "done")
+	if n := d.Started(); n != 4 {
+		t.Errorf("%d drivers started by the deploys, want 4", n)
 	}
 }
