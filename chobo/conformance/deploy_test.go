@@ -291,6 +291,8 @@ func TestTigerBeetleRunsHoldsLaidOutOtherwise(t *testing.T) {
   {"op": "keep.hold", "args": {"order": "k-2", "id": "b", "qty": 1}, "expect": "done"},
   {"op": "keep.void", "args": {"order": "k-2"}, "expect": "done"},
   {"deploy": "v2.book"},
+  {"read": "holds"},
+  {"read": "entries", "transfer": "lend", "key": {"order": "l-1"}},
   {"op": "lend.post", "args": {"order": "l-1"}, "amounts": {"qty": 3}, "expect": "refused: over_hold"},
   {"op": "lend.post", "args": {"order": "l-1"}, "amounts": {"qty": 1}, "expect": "done"},
   {"op": "lend.post", "args": {"order": "l-1"}, "amounts": {"qty": 1}, "expect": "done_before"},

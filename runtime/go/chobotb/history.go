@@ -882,6 +882,10 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 	}
 	var out []chobo.OpenHold
 	var heads []entry
+	sinks := map[ids.ID]bool{}
+	for u := range d.Units {
+		sinks[b.tids.sink(u)] = true
+	}
 	for _, c := range calls {
 		r := firsts[c]
 		k := dec.byCode[r.Code]
@@ -893,8 +897,7 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 		if err != nil {
 			return nil, err
 		}
-		layout := d.layout(t)
-		if len(chain) == 0 || chain[0].Flags&TransferPending == 0 || len(chain) > len(layout) {
+		if len(chain) == 0 || chain[0].Flags&TransferPending == 0 || len(chain) > reach*len(t.Moves) {
 			continue // not a hold's chain: the voids of a kind share one hash
 		}
 		from, err := dec.accountKind(ctx, chain[0].DebitAccountID)
@@ -910,11 +913,16 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 		if chain[0].Timeout > 0 {
 			h.Deadline = at(chain[0].Timestamp + uint64(chain[0].Timeout)*1e9)
 		}
-		for pos, s := range layout {
-			if s.role != RoleMove || pos >= len(chain) {
+		// The moves are the chain's pending records that name no sink, in
+		// order, whatever layout the version that made the hold had (see
+		// HoldOf): a probe and the floor and room events name the sink.
+		moves := 0
+		for _, rec := range chain {
+			if rec.Flags&TransferPending == 0 || sinks[rec.DebitAccountID] || sinks[rec.CreditAccountID] || moves == len(t.Moves) {
 				continue
 			}
-			rec, mv := chain[pos], t.Moves[s.move-1]
+			moves++
+			s, mv := slot{RoleMove, moves}, t.Moves[moves-1]
 			amount, err := fit(rec.Amount)
 			if err != nil {
 				return nil, err

@@ -2662,6 +2662,7 @@ export class TigerBeetleBook {
     }
     const found: OpenHold[] = [];
     const heads: { id: bigint; kind: number; account: number }[] = [];
+    const sinks = new Set(this.#tids.sinks);
     for (const c of calls) {
       const r = firsts.get(c)!;
       const k = dec.byCode.get(r.code)!;
@@ -2670,8 +2671,7 @@ export class TigerBeetleBook {
         continue;
       }
       const chain = await h.query(queryFilter({ user_data_128: c, code: r.code, limit: MAX_EVENTS + 1 }));
-      const lay = layout(d, t);
-      if (chain.length === 0 || (chain[0]!.flags & TRANSFER_PENDING) === 0 || chain.length > lay.length) {
+      if (chain.length === 0 || (chain[0]!.flags & TRANSFER_PENDING) === 0 || chain.length > REACH * t.moves.length) {
         continue; // not a hold's chain: the voids of a kind share one hash
       }
       const from = await dec.accountKind(chain[0]!.debit_account_id);
@@ -2688,18 +2688,22 @@ export class TigerBeetleBook {
         }
         return d.accounts[a]!.params === 0 ? [] : null;
       };
-      lay.forEach((s, pos) => {
-        if (s.role !== "move" || pos >= chain.length) {
-          return;
+      // The moves are the chain's pending records that name no sink, in
+      // order, whatever layout the version that made the hold had (see
+      // holdOf): a probe and the floor and room events name the sink.
+      let n = 0;
+      for (const rec of chain) {
+        if ((rec.flags & TRANSFER_PENDING) === 0 || sinks.has(rec.debit_account_id) || sinks.has(rec.credit_account_id) || n === t.moves.length) {
+          continue;
         }
-        const rec = chain[pos]!;
-        const mv = t.moves[s.move - 1]!;
+        n++;
+        const mv = t.moves[n - 1]!;
         const m: HoldMove = {
-          move: s.move, from: d.accounts[mv.from.account]!.name, fromArgs: valuesOf(rec.debit_account_id, mv.from.account),
+          move: n, from: d.accounts[mv.from.account]!.name, fromArgs: valuesOf(rec.debit_account_id, mv.from.account),
           to: d.accounts[mv.to.account]!.name, toArgs: valuesOf(rec.credit_account_id, mv.to.account), amount: fit(rec.amount),
         };
         hold.moves.push(m);
-      });
+      }
       found.push(hold);
       heads.push({ id: chain[0]!.id, kind: k, account: from });
     }

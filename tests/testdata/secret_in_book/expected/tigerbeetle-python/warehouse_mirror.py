@@ -3086,6 +3086,7 @@ class _TbHistory(_TbFlows):
         last = max((r.timestamp for r in records), default=0)
         found: list[tuple[int, OpenHold]] = []
         heads: list[_TbEntry] = []
+        sinks = set(self._tids.sinks)
         for c, r in firsts.items():
             k = dec.by_code[r.code]
             t = d.transfers[k]
@@ -3093,8 +3094,7 @@ class _TbHistory(_TbFlows):
                 continue
             ans = yield Request("query_transfers", filter=QueryFilter(user_data_128=c, code=r.code, limit=MAX_EVENTS + 1))
             chain = ans.transfers
-            layout = _layout(d, t)
-            if not chain or not chain[0].flags & TRANSFER_PENDING or len(chain) > len(layout):
+            if not chain or not chain[0].flags & TRANSFER_PENDING or len(chain) > _REACH * len(t.moves):
                 continue  # not a hold's chain: the voids of a kind share one hash
             frm = yield from dec.account_kind_flow(chain[0].debit_account_id)
             if frm < 0:
@@ -3105,13 +3105,17 @@ class _TbHistory(_TbFlows):
                     return args
                 return () if d.accounts[a].params == 0 else None
 
+            # The moves are the chain's pending records that name no sink, in
+            # order, whatever layout the version that made the hold had (see
+            # hold_of): a probe and the floor and room events name the sink.
             moves: list[HoldMove] = []
-            for pos, s in enumerate(layout):
-                if s.role != "move" or pos >= len(chain):
+            for rec in chain:
+                if (not rec.flags & TRANSFER_PENDING or rec.debit_account_id in sinks
+                        or rec.credit_account_id in sinks or len(moves) == len(t.moves)):
                     continue
-                rec, mv = chain[pos], t.moves[s.move - 1]
+                mv = t.moves[len(moves)]
                 moves.append(HoldMove(
-                    move=s.move, from_=d.accounts[mv.from_.account].name, to=d.accounts[mv.to.account].name,
+                    move=len(moves) + 1, from_=d.accounts[mv.from_.account].name, to=d.accounts[mv.to.account].name,
                     from_args=side(rec.debit_account_id, mv.from_.account),
                     to_args=side(rec.credit_account_id, mv.to.account), amount=_tb_fit(rec),
                 ))
