@@ -131,6 +131,16 @@ func TestHoldsAcrossARelaidChain(t *testing.T) {
 					}
 				}
 			}
+			// The entries of each call: the hold's and its end's, each
+			// move's two sides, read under either version.
+			for _, key := range []string{"p", "v", "b", "w"} {
+				for _, bk := range []*chobotb.Book{before, after} {
+					es, err := bk.CallEntries(ctx, k, chobotb.Values{key})
+					if want := 4 * len(d1.Transfers[k].Moves); err != nil || len(es) != want {
+						t.Errorf("%s: %d entries, %v; want %d", key, len(es), err, want)
+					}
+				}
+			}
 			for key, want := range map[string]int64{"p": 2, "b": 1, "v": 0, "w": 0} {
 				bal, err := after.Balance(ctx, c.h.to, key)
 				if err != nil || bal.Posted != want || bal.HeldIn != 0 {
