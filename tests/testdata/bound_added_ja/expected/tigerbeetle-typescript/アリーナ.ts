@@ -2554,28 +2554,52 @@ export class TigerBeetleBook {
     }
     checkSize(where, this.tenant, key);
     const d = this.def;
-    const want: { op: EntryOp; move: number; id: bigint }[] = [];
-    for (const op of (t.pending ? ["hold", "post", "void"] : ["do"]) as EntryOp[]) {
-      let n = 0;
-      layout(d, t).forEach((s, at) => {
-        let pos = at;
-        if (op === "post" || op === "void") {
-          if (s.role === "lower_probe" || s.role === "lower_probe_void" || s.role === "key_guard") {
-            return;
-          }
-          pos = n++;
-        }
-        if (s.role === "move") {
-          want.push({ op, move: s.move, id: transferId(d.book, this.tenant, t.name, op, key, pos) });
-        }
-      });
+    // Every id the call can have written, whatever layout the version that
+    // wrote it had: a do's or hold's every place (REACH a move), a post's
+    // or void's every event (one fewer a move: no probe's void). The
+    // records found tell the moves.
+    const ops = (t.pending ? ["hold", "post", "void"] : ["do"]) as EntryOp[];
+    const places = new Map<EntryOp, bigint[]>();
+    const ids: bigint[] = [];
+    for (const op of ops) {
+      const n = (op === "post" || op === "void" ? REACH - 1 : REACH) * t.moves.length;
+      const list: bigint[] = [];
+      for (let pos = 0; pos < n; pos++) {
+        list.push(transferId(d.book, this.tenant, t.name, op, key, pos));
+      }
+      places.set(op, list);
+      ids.push(...list);
     }
     const byId = new Map<bigint, TigerBeetleTransfer>();
-    for (let start = 0; start < want.length; start += MAX_EVENTS) {
-      const batch = want.slice(start, start + MAX_EVENTS).map((w) => w.id);
+    for (let start = 0; start < ids.length; start += MAX_EVENTS) {
+      const batch = ids.slice(start, start + MAX_EVENTS);
       const found = await withTimeout(this.#client.lookupTransfers(batch), this.#timeoutMs, "TigerBeetle lookup_transfers");
       for (const r of found) {
         byId.set(r.id, r);
+      }
+    }
+    const sinks = new Set(this.#tids.sinks);
+    const code = fixedOf(d).transferCodes[kind]!;
+    const want: { op: EntryOp; move: number; id: bigint }[] = [];
+    const moveOf = new Map<bigint, number>(); // the do's or hold's moves, by id
+    for (const id of places.get(ops[0]!)!) {
+      const r = byId.get(id);
+      // A move names no sink (see holdOf); a netting has the sink's code,
+      // a probe's void ends the probe.
+      if (r === undefined || r.code !== code || (r.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)) !== 0 ||
+        sinks.has(r.debit_account_id) || sinks.has(r.credit_account_id) || moveOf.size === t.moves.length) {
+        continue;
+      }
+      moveOf.set(id, moveOf.size + 1);
+      want.push({ op: ops[0]!, move: moveOf.get(id)!, id });
+    }
+    for (const op of ops.slice(1)) {
+      for (const id of places.get(op)!) {
+        const r = byId.get(id);
+        const move = r === undefined ? undefined : moveOf.get(r.pending_id);
+        if (move !== undefined) {
+          want.push({ op, move, id });
+        }
       }
     }
     const held = new Map<number, TigerBeetleTransfer>(); // the hold's record, by move

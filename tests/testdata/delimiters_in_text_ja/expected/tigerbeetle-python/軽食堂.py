@@ -3143,23 +3143,39 @@ class _TbHistory(_TbFlows):
                 vals.append(check_text(where, t.params[p].name, v))
         check_size(where, self.tenant, vals)
         kv = tuple(_text(v) for v in vals)
-        layout = _layout(d, t)
-        want: list[tuple[EntryOp, int, int]] = []
+        # Every id the call can have written, whatever layout the version that
+        # wrote it had: a do's or hold's every place (_REACH a move), a post's
+        # or void's every event (one fewer a move: no probe's void). The
+        # records found tell the moves.
         ops: tuple[EntryOp, ...] = ("hold", "post", "void") if t.pending else ("do",)
+        places: dict[EntryOp, list[int]] = {}
         for op in ops:
-            n = 0
-            for pos, s in enumerate(layout):
-                if op in ("post", "void"):
-                    if s.role in ("lower_probe", "lower_probe_void", "key_guard"):
-                        continue
-                    pos, n = n, n + 1
-                if s.role == "move":
-                    want.append((op, s.move, transfer_id(d.book, self.tenant, t.name, op, kv, pos)))
+            n = (_REACH - 1 if op in ("post", "void") else _REACH) * len(t.moves)
+            places[op] = [transfer_id(d.book, self.tenant, t.name, op, kv, pos) for pos in range(n)]
+        every = [x for op in ops for x in places[op]]
         by_id: dict[int, Transfer] = {}
-        for i in range(0, len(want), MAX_EVENTS):
-            ans = yield Request("lookup_transfers", ids=tuple(w[2] for w in want[i : i + MAX_EVENTS]))
+        for i in range(0, len(every), MAX_EVENTS):
+            ans = yield Request("lookup_transfers", ids=tuple(every[i : i + MAX_EVENTS]))
             for r in ans.transfers:
                 by_id[r.id] = r
+        sinks = set(self._tids.sinks)
+        code = _fixed_of(d).transfer_codes[kind]
+        want: list[tuple[EntryOp, int, int]] = []
+        move_of: dict[int, int] = {}  # the do's or hold's moves, by id
+        for x in places[ops[0]]:
+            f = by_id.get(x)
+            # A move names no sink (see hold_of); a netting has the sink's
+            # code, a probe's void ends the probe.
+            if (f is None or f.code != code or f.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)
+                    or f.debit_account_id in sinks or f.credit_account_id in sinks or len(move_of) == len(t.moves)):
+                continue
+            move_of[x] = len(move_of) + 1
+            want.append((ops[0], move_of[x], x))
+        for op in ops[1:]:
+            for x in places[op]:
+                f = by_id.get(x)
+                if f is not None and f.pending_id in move_of:
+                    want.append((op, move_of[f.pending_id], x))
         held: dict[int, Transfer] = {}  # the hold's record, by move
         ended: set[int] = set()
         moves: list[_TbEntry] = []  # one per record: the out side; the in side follows
