@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -402,6 +403,35 @@ func clientsDeploy(t *testing.T, tg string, l loaded, address string, tb *confor
 	reserve("h", book.Post, "h-3", 5, "done")
 	reserve("h", book.Void, "h-4", 0, "done")
 	deploy(vs[3]) // no upper bound
+	// The open holds and the entries of a call, read through the new
+	// client: each hold whole, though its chain is longer than the new
+	// version lays one out.
+	read := func(req protocol.Request) protocol.Response {
+		t.Helper()
+		req.Tenant = tg + "-h"
+		resp, err := d.ReadHistory(ctx, req)
+		if err == nil && resp.Error != "" {
+			err = errors.New(resp.Error)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", req.Op, err)
+		}
+		return resp
+	}
+	var open []string
+	if hs := read(protocol.Request{Op: protocol.Holds, Transfer: "reserve"}).Holds; hs != nil {
+		for _, h := range *hs {
+			for _, m := range h.Moves {
+				open = append(open, fmt.Sprintf("%d %s->%s %s", m.Move, m.From, m.To, m.Amount))
+			}
+		}
+	}
+	if want := []string{"1 box_office->section 40", "1 box_office->section 10"}; !slices.Equal(open, want) {
+		t.Errorf("%s: open holds %q, want %q", cur.File, open, want)
+	}
+	if es := read(protocol.Request{Op: protocol.Entries, Transfer: "reserve", Args: map[string]string{"order": "h-3"}}).Entries; es == nil || len(*es) != 4 {
+		t.Errorf("%s: the entries of h-3 are %v, want its hold's and its post's, two sides each", cur.File, es)
+	}
 	reserve("h", book.Post, "h-1", 41, "refused: over_hold")
 	reserve("h", book.Post, "h-1", 25, "done")
 	reserve("h", book.Post, "h-1", 25, "done_before")
