@@ -28,6 +28,11 @@ transfer pay(id: string, member: string, amount: pt)
 transfer swap(id: string, a: string, b: string, amount: pt)
   key id
   move amount from wallet(a) to wallet(b)
+
+transfer lend(id: string, a: string, b: string, amount: pt)
+  key id
+  pending expires after 1 hour
+  move amount from wallet(a) to wallet(b)
 `
 
 var benchRuns int
@@ -69,6 +74,56 @@ func BenchmarkTigerBeetleBoundedCalls(b *testing.B) {
 			b.ResetTimer()
 			for i := range b.N {
 				if r, err := bk.Call(ctx, k.kind, "do", k.vals(i)); err != nil || r.String() != "done" {
+					b.Fatal(r, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTigerBeetleEndHold posts or voids, one after the other on a
+// real replica, holds through a floor and a room on both sides (lend:
+// move, floor_take, room_give, room_take, floor_give pending), made
+// before the timer starts: one lookup_transfers of every place a layout
+// may put a hold's events, then the chain that ends those found.
+func BenchmarkTigerBeetleEndHold(b *testing.B) {
+	if _, err := tbtest.Bin(); err != nil {
+		b.Skip(err)
+	}
+	srv := tbtest.Replica(b)
+	res := check.Errors("bench.book", []byte(benchBook))
+	if res.Book == nil {
+		b.Fatal(res.Diags)
+	}
+	d := tigerbeetle.Def(res.Book)
+	ctx := context.Background()
+	for _, op := range []string{"post", "void"} {
+		b.Run(op, func(b *testing.B) {
+			benchRuns++
+			bk := chobotb.NewBook(srv.Client, d, fmt.Sprint("t", benchRuns))
+			var ops []chobotb.Op
+			for i := range b.N {
+				ops = append(ops, chobotb.Op{Kind: 2, Op: "hold", Values: chobotb.Values{"h" + strconv.Itoa(i), "m" + strconv.Itoa(i%8), "m" + strconv.Itoa((i+1)%8), int64(1)}})
+			}
+			as, err := bk.Bulk(ctx, ops)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, a := range as {
+				if a.Err != nil || a.Result.String() != "done" {
+					b.Fatal(a.Result, a.Err)
+				}
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				key := chobotb.Values{"h" + strconv.Itoa(i)}
+				var r fmt.Stringer
+				if op == "post" {
+					r, err = bk.Post(ctx, 2, key, nil)
+				} else {
+					r, err = bk.Void(ctx, 2, key)
+				}
+				if err != nil || r.String() != "done" {
 					b.Fatal(r, err)
 				}
 			}

@@ -285,7 +285,7 @@ func TestTigerBeetleHistoryRawRecords(t *testing.T) {
 			t.Errorf("the post of p-1's first move: amount %s, want 200", tbgo.ToU128(post.Amount))
 		}
 		// p-3 expired: its moves are there as holds, and nothing refers to them.
-		held, err := def.Lookups(tenant, payment, []string{"p-3"})
+		held, err := def.MoveIDs(tenant, payment, []string{"p-3"})
 		if err != nil {
 			t.Fatal(err)
 		}

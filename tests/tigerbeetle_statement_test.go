@@ -448,7 +448,7 @@ func (c *entryCmp) holds(what string, got []chobo.OpenHold, want []*interp.Hold,
 	n := 0
 	for i := range min(len(got), len(want)) {
 		g, w := got[i], want[i]
-		moves, err := c.def.Lookups(c.tenant, w.Transfer.Index, w.Key)
+		moves, err := c.def.MoveIDs(c.tenant, w.Transfer.Index, w.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -520,7 +520,7 @@ func entryID(t *testing.T, def *chobotb.Def, tenant string, e interp.Entry) ids.
 	kind := e.Call.Transfer.Index
 	switch e.Op {
 	case interp.EntryOp(book.Hold), interp.Expire:
-		moves, err := def.Lookups(tenant, kind, e.Key)
+		moves, err := def.MoveIDs(tenant, kind, e.Key)
 		if err != nil {
 			t.Fatal(err)
 		}

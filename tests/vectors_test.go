@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -362,7 +363,8 @@ type vecBook struct {
 }
 
 // vecCall is one call and what it sends. Op is do or hold (Values, then
-// Plan or Error), post or void (Key and Amounts, then Chain), status (Key,
+// Plan or Error), post or void (Key, Amounts and, for a hold laid out by
+// another version, Found, then Chain), status (Key,
 // VoidID, FailID, then Chain) or lookups (Key, then IDs). Error is set
 // when the builder refuses the call as malformed.
 type vecCall struct {
@@ -377,7 +379,11 @@ type vecCall struct {
 	Plan    *vecPlan   `json:"plan,omitempty"`
 	Chain   []vecEvent `json:"chain,omitempty"`
 	IDs     []string   `json:"ids,omitempty"`
-	Error   bool       `json:"error,omitempty"`
+	// Found, on a post or void, are the records a lookup of the hold's
+	// ids found, made by a hold laid out otherwise (relaid): the chain is
+	// the one that ends them.
+	Found []vecTransfer `json:"found,omitempty"`
+	Error bool          `json:"error,omitempty"`
 }
 
 type vecPlan struct {
@@ -491,10 +497,84 @@ func bookVectors(t *testing.T, name string, d *chobotb.Def) vecBook {
 					c.IDs = append(c.IDs, id.Hex())
 				}
 				b.Calls = append(b.Calls, c)
+				if tenant == "" {
+					b.Calls = append(b.Calls, relaidFinishes(t, name, d, kind, vals, ones)...)
+				}
 			}
 		}
 	}
 	return b
+}
+
+// relaid is d with every bound changed as far as a new version may change
+// it and its chains be laid out otherwise: a lower bound of 0 raised to 1
+// and one above 0 lowered to 0 (a probe added or removed), one below 0
+// removed (a floor), an upper bound removed and one added where there was
+// none (a room).
+func relaid(d *chobotb.Def) *chobotb.Def {
+	out := &chobotb.Def{Book: d.Book, Units: d.Units, Transfers: d.Transfers, Accounts: slices.Clone(d.Accounts)}
+	for i := range out.Accounts {
+		a := &out.Accounts[i]
+		switch l := a.Lower; {
+		case l != nil && l.Value == 0:
+			a.Lower = &chobotb.Bound{Value: 1, Reason: l.Reason}
+		case l != nil && l.Value > 0:
+			a.Lower = &chobotb.Bound{Value: 0, Reason: l.Reason}
+		case l != nil:
+			a.Lower = nil
+		}
+		if a.Upper != nil {
+			a.Upper = nil
+		} else if !a.Outside {
+			a.Upper = &chobotb.Bound{Value: 1000, Reason: "relaid"}
+		}
+	}
+	return out
+}
+
+// relaidFinishes are a partial post and a void of a hold of the kind made
+// under the relaid layout of the book and ended under d's: the records
+// its lookup finds (its chain as sent, which TigerBeetle keeps as it is,
+// the key guard aside), and the chain that ends them.
+func relaidFinishes(t *testing.T, name string, d *chobotb.Def, kind int, vals chobotb.Values, ones []uint64) []vecCall {
+	t.Helper()
+	p, err := relaid(d).Build("", kind, "hold", vals)
+	if err != nil || p.SameAccount {
+		return nil
+	}
+	var found []vecTransfer
+	records := map[ids.ID]chobotb.Transfer{}
+	for _, e := range p.Chain {
+		if e.Role != chobotb.RoleKeyGuard {
+			found = append(found, neutralTransfer(e.Transfer))
+			records[e.ID] = e.Transfer
+		}
+	}
+	key := d.KeyValues(kind, vals)
+	lookups, err := d.Lookups("", kind, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold, _, err := d.HoldOf("", kind, lookups, records)
+	if err != nil {
+		t.Fatalf("%s: the relaid hold of %s: %v", name, d.Transfers[kind].Name, err)
+	}
+	var out []vecCall
+	for _, f := range []struct {
+		op      string
+		amounts []uint64
+	}{{"post", ones}, {"void", nil}} {
+		chain, err := d.FinishOf("", kind, f.op, key, f.amounts, hold)
+		if err != nil {
+			t.Fatalf("%s: %s of the relaid hold of %s: %v", name, f.op, d.Transfers[kind].Name, err)
+		}
+		c := vecCall{Kind: kind, Op: f.op, Key: key, Found: found, Chain: neutralChain(chain)}
+		for _, a := range f.amounts {
+			c.Amounts = append(c.Amounts, strconv.FormatUint(a, 10))
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // vecRead is a chain (only what the reader looks at: each event's role and

@@ -148,8 +148,8 @@ type TBOperation struct {
 	// Openings put a floor's or room's distance to its bound into it.
 	Accounts []TBAccount `json:"accounts"`
 	Openings []TBOpening `json:"openings"`
-	// Lookups are the places in the hold's chain of the events a post or
-	// void reads first.
+	// Lookups are the places in the hold's chain, as this version lays
+	// it out, of the moves whose amounts a post or void reads first.
 	Lookups []int     `json:"lookups"`
 	Chain   []TBEvent `json:"chain"`
 }

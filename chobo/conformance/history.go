@@ -474,7 +474,7 @@ func (c readCheck) entryID(e interp.Entry) string {
 		events, err = c.def.Finish(c.tenant, kind, string(e.Op), e.Key, amounts)
 	case interp.Expire:
 		var lookups []ids.ID
-		if lookups, err = c.def.Lookups(c.tenant, kind, e.Key); err == nil {
+		if lookups, err = c.def.MoveIDs(c.tenant, kind, e.Key); err == nil {
 			if e.Move >= 1 && e.Move <= len(lookups) {
 				return lookups[e.Move-1].Hex()
 			}
@@ -569,7 +569,7 @@ func (c readCheck) wantHold(h *interp.Hold, shape *protocol.Hold) string {
 	id := ""
 	if c.def != nil && (shape == nil || shape.ID != "") {
 		if kind := transferIndex(c.def, h.Transfer.Name); kind >= 0 {
-			if l, err := c.def.Lookups(c.tenant, kind, h.Key); err == nil && len(l) > 0 {
+			if l, err := c.def.MoveIDs(c.tenant, kind, h.Key); err == nil && len(l) > 0 {
 				id = l[0].Hex()
 			}
 		}

@@ -529,18 +529,14 @@ func (r *Runtime) ReadHistory(ctx context.Context, req protocol.Request) (protoc
 
 // DeployRefusal implements Deployer. A client driven as a process is
 // built for one version, so only calls through Runtime, in this process,
-// take another version's chains; and a deploy that lays a hold's events
-// out otherwise is not run either (holdsRelaid). A retry across a deploy
-// that lays a do or hold chain out otherwise answers as the interpreter
-// does: chobotb judges it by what the call means.
+// take another version's chains. A retry across a deploy that lays a do
+// or hold chain out otherwise answers as the interpreter does: chobotb
+// judges it by what the call means; and a hold made before such a deploy
+// is posted or voided after it by the events its lookup finds.
 func (t *TigerBeetle) DeployRefusal(first *book.Book, versions []*book.Book) string {
 	var why []string
 	if _, ok := t.Calls.(*Runtime); !ok {
 		why = append(why, "its client runs as a process built for one version of the book and cannot take another's chains between two calls")
-	}
-	if kinds := holdsRelaid(first, versions); len(kinds) > 0 {
-		why = append(why, "the holds of "+strings.Join(kinds, ", ")+
-			" are ended by another chain after the deploy (a floor, room or probe of their accounts comes or goes, which moves where a hold's events lie): a hold made before it and posted or voided after would not be found whole")
 	}
 	return strings.Join(why, "; and ")
 }
@@ -594,39 +590,4 @@ func leftOnOldBound(v *Version, left []chobotb.Left) error {
 	}
 	return &DeployNotRun{Why: fmt.Sprintf("deploying %s, `chobo migrate` left %d floor or room accounts on the bound they had, which answer by it on TigerBeetle and not as the interpreter: %s",
 		v.File, len(left), strings.Join(lines, "; "))}
-}
-
-// holdsRelaid lists the transfer kinds with holds whose post or void
-// chain changes from one version to the next: a hold made under one
-// layout would be looked for where the other lays its events out.
-func holdsRelaid(first *book.Book, versions []*book.Book) []string {
-	var out []string
-	cur := first
-	for _, nb := range versions {
-		d0, d1 := tigerbeetle.Def(cur), tigerbeetle.Def(nb)
-		for k1, t := range nb.Transfers {
-			k0 := slices.IndexFunc(cur.Transfers, func(o *book.Transfer) bool { return o.Name == t.Name })
-			if t.Pending == nil || k0 < 0 || cur.Transfers[k0].Pending == nil || slices.Contains(out, t.Name) {
-				continue
-			}
-			if !slices.Equal(voidedIDs(d0, k0, len(t.Key)), voidedIDs(d1, k1, len(t.Key))) {
-				out = append(out, t.Name)
-			}
-		}
-		cur = nb
-	}
-	return out
-}
-
-// voidedIDs are the ids of the events a void of a hold of kind k ends.
-func voidedIDs(d *chobotb.Def, k, keyLen int) []string {
-	chain, err := d.Finish("", k, "void", make([]string, keyLen), nil)
-	if err != nil {
-		return []string{err.Error()}
-	}
-	var out []string
-	for _, e := range chain {
-		out = append(out, e.PendingID.Hex())
-	}
-	return out
 }

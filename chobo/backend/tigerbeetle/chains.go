@@ -23,8 +23,11 @@ type Chain struct {
 	// accounts.
 	Accounts []ChainAccount
 	Openings []ChainOpening
-	// Lookups are, for post and void, the events of the hold read before
-	// anything is sent: their places in the hold's chain, from 0.
+	// Lookups are, for post and void, the hold's moves, whose amounts are
+	// read before anything is sent: their places in the hold's chain as
+	// this version lays it out, from 0. The client looks up every place a
+	// layout may use (chobotb.Def.Lookups), and finds the moves of a hold
+	// another version laid out by what the records name.
 	Lookups []int
 	Events  []ChainEvent
 }
@@ -98,7 +101,7 @@ func Chains(b *book.Book) ([]Chain, error) {
 			continue
 		}
 		key := d.KeyValues(i, vals)
-		lookups, err := d.Lookups("", i, key)
+		lookups, err := d.MoveIDs("", i, key)
 		if err != nil {
 			return nil, err
 		}

@@ -109,3 +109,42 @@ func BenchmarkBoundedCall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEndHold measures one post or one void through chobotb.Book
+// over the model (no network) of a hold between two accounts with a floor
+// and a room each (move, floor_take, room_give, room_take, floor_give
+// pending): the lookup of every place a layout may put the hold's events
+// (six), reading the hold from what it finds, and the chain that ends
+// them. The holds are made before the timer starts.
+func BenchmarkEndHold(b *testing.B) {
+	for _, op := range []string{"post", "void"} {
+		b.Run(op, func(b *testing.B) {
+			d := testDef()
+			m := tbmodel.New()
+			m.SetPulse(false)
+			bk := chobotb.NewBook(m, d, "")
+			k := kindOf("hold", aDst, aDst)
+			for i := range b.N {
+				// 0 holds nothing, so no bound is ever reached however long the run.
+				if r, err := bk.Call(ctx, k, "hold", vals(fmt.Sprint("h", i), "a", "b", 0)); err != nil || r.Outcome != chobo.Done {
+					b.Fatal(r, err)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				key := chobotb.Values{fmt.Sprint("h", i)}
+				var r chobo.Result
+				var err error
+				if op == "post" {
+					r, err = bk.Post(ctx, k, key, nil)
+				} else {
+					r, err = bk.Void(ctx, k, key)
+				}
+				if err != nil || r.Outcome != chobo.Done {
+					b.Fatal(r, err)
+				}
+			}
+		})
+	}
+}

@@ -276,18 +276,18 @@ func (b *Book) Call(ctx context.Context, kind int, op string, vals Values) (chob
 	return Read(p.Chain, st)
 }
 
-// held reads the amounts a hold holds, one per move; nil when there is no
-// hold.
-func (b *Book) held(ctx context.Context, kind int, key []string) ([]uint64, error) {
+// held reads a hold: the events a post or void ends and the amounts it
+// holds, one per move (HoldOf); nil when there is no hold.
+func (b *Book) held(ctx context.Context, kind int, key []string) ([]HoldEvent, []uint64, error) {
 	lookups, err := b.def.Lookups(b.tenant, kind, key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	found, err := b.lookupAll(ctx, lookups)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return heldOf(lookups, found, b.def.tags(kind))
+	return b.def.holdOf(b.tids.sink, kind, lookups, found)
 }
 
 // Post posts a hold, named by its key's values in key order. amounts are
@@ -301,7 +301,7 @@ func (b *Book) Post(ctx context.Context, kind int, key Values, amounts []int64) 
 		return chobo.Result{}, err
 	}
 	k := keyText(key)
-	held, err := b.held(ctx, kind, k)
+	hold, held, err := b.held(ctx, kind, k)
 	if errors.Is(err, errOtherDefinition) {
 		return refused(ReasonKeyConflict), nil
 	}
@@ -316,7 +316,7 @@ func (b *Book) Post(ctx context.Context, kind int, key Values, amounts []int64) 
 		}
 		return overHoldAnswer(s), nil
 	}
-	chain, err := b.def.Finish(b.tenant, kind, "post", k, want)
+	chain, err := b.def.FinishOf(b.tenant, kind, "post", k, want, hold)
 	if err != nil {
 		return chobo.Result{}, err
 	}
@@ -325,7 +325,7 @@ func (b *Book) Post(ctx context.Context, kind int, key Values, amounts []int64) 
 		return chobo.Result{}, err
 	}
 	if b.def.madeByLegacy(kind, st) {
-		return b.sendLegacy(ctx, func(d *Def) ([]Event, error) { return d.Finish(b.tenant, kind, "post", k, want) })
+		return b.sendLegacy(ctx, func(d *Def) ([]Event, error) { return d.FinishOf(b.tenant, kind, "post", k, want, hold) })
 	}
 	return Read(chain, st)
 }
@@ -398,14 +398,14 @@ func (b *Book) Void(ctx context.Context, kind int, key Values) (chobo.Result, er
 		return chobo.Result{}, err
 	}
 	k := keyText(key)
-	held, err := b.held(ctx, kind, k)
+	hold, held, err := b.held(ctx, kind, k)
 	if errors.Is(err, errOtherDefinition) {
 		return refused(ReasonKeyConflict), nil
 	}
 	if err != nil || held == nil {
 		return refused(ReasonNoSuchHold), err
 	}
-	chain, err := b.def.Finish(b.tenant, kind, "void", k, nil)
+	chain, err := b.def.FinishOf(b.tenant, kind, "void", k, nil, hold)
 	if err != nil {
 		return chobo.Result{}, err
 	}
@@ -414,7 +414,7 @@ func (b *Book) Void(ctx context.Context, kind int, key Values) (chobo.Result, er
 		return chobo.Result{}, err
 	}
 	if b.def.madeByLegacy(kind, st) {
-		return b.sendLegacy(ctx, func(d *Def) ([]Event, error) { return d.Finish(b.tenant, kind, "void", k, nil) })
+		return b.sendLegacy(ctx, func(d *Def) ([]Event, error) { return d.FinishOf(b.tenant, kind, "void", k, nil, hold) })
 	}
 	return Read(chain, st)
 }

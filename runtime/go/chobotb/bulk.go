@@ -80,8 +80,9 @@ type bulk struct {
 	chains   [][]Event
 	reads    []reading
 	plans    []*Plan
-	finishes []pending  // the posts and voids, which read their holds first
-	posts    [][]uint64 // by call: what a post sends for each move
+	finishes []pending     // the posts and voids, which read their holds first
+	posts    [][]uint64    // by call: what a post sends for each move
+	holds    [][]HoldEvent // by call: the events a post or void ends
 }
 
 // pending is a post or void of a Bulk and the key of its hold.
@@ -173,7 +174,7 @@ func (r *bulk) finish(ctx context.Context) error {
 // finishOne is finish for one post or void, its hold's ids looked up.
 func (r *bulk) finishOne(f pending, lookups []ids.ID, found map[ids.ID]Transfer) {
 	b, i, op := r.b, f.i, r.ops[f.i]
-	held, err := heldOf(lookups, found, b.def.tags(op.Kind))
+	hold, held, err := b.def.holdOf(b.tids.sink, op.Kind, lookups, found)
 	switch {
 	case errors.Is(err, errOtherDefinition):
 		r.out[i].Result = refused(ReasonKeyConflict)
@@ -194,12 +195,16 @@ func (r *bulk) finishOne(f pending, lookups []ids.ID, found map[ids.ID]Transfer)
 		}
 		amounts = want
 	}
-	chain, err := b.def.Finish(b.tenant, op.Kind, op.Op, f.key, amounts)
+	chain, err := b.def.FinishOf(b.tenant, op.Kind, op.Op, f.key, amounts, hold)
 	if err != nil {
 		r.out[i].Err = err
 		return
 	}
 	r.chains[i] = chain
+	if r.holds == nil {
+		r.holds = make([][]HoldEvent, len(r.ops))
+	}
+	r.holds[i] = hold
 	if amounts != nil {
 		if r.posts == nil {
 			r.posts = make([][]uint64, len(r.ops))
@@ -288,7 +293,7 @@ func (r *bulk) readLegacy(ctx context.Context, calls []int) {
 			if r.posts != nil {
 				amounts = r.posts[i]
 			}
-			chains[n], err = d.Finish(b.tenant, op.Kind, op.Op, keyText(op.Values), amounts)
+			chains[n], err = d.FinishOf(b.tenant, op.Kind, op.Op, keyText(op.Values), amounts, r.holds[i])
 		}
 		if err != nil {
 			r.out[i].Err = err
@@ -364,35 +369,6 @@ func (b *Book) lookupAll(ctx context.Context, list []ids.ID) (map[ids.ID]Transfe
 // hold's events need not be where this definition looks for them, and
 // ending only those found would leave the others held.
 var errOtherDefinition = errors.New("chobotb: the hold was made under another definition of its transfer kind")
-
-// heldOf reads what a hold holds from the transfers found: one amount per
-// move, nil when none of its moves is there. Any of them tagged with
-// another definition than those of tags is errOtherDefinition; one with
-// no tag was made by a client that did not tag holds, and is taken as it
-// is.
-func heldOf(lookups []ids.ID, found map[ids.ID]Transfer, tags [2]uint64) ([]uint64, error) {
-	out := make([]uint64, 0, len(lookups))
-	for _, id := range lookups {
-		t, ok := found[id]
-		if !ok {
-			continue
-		}
-		if t.UserData64 != 0 && t.UserData64 != tags[0] && t.UserData64 != tags[1] {
-			return nil, errOtherDefinition
-		}
-		if t.Amount.Hi != 0 {
-			return nil, fmt.Errorf("chobotb: the lookup of a hold answered another transfer")
-		}
-		out = append(out, t.Amount.Lo)
-	}
-	switch len(out) {
-	case 0:
-		return nil, nil
-	case len(lookups):
-		return out, nil
-	}
-	return nil, fmt.Errorf("chobotb: %d of the %d moves of a hold were found", len(out), len(lookups))
-}
 
 // sendChains sends the chains, packed in order into requests of at most
 // MaxEvents events, none split. A nil chain sends nothing. A request that

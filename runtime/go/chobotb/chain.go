@@ -532,9 +532,38 @@ func link(chain []Event) {
 	}
 }
 
-// Lookups are the ids of a hold's moves, one per move in order: what post
-// and void read before they send anything.
+// reach is how many places of a hold's chain one move can take under any
+// layout: the move, a probe and its void (a lower bound above zero, which
+// never turns into a floor: the lower bound cannot cross zero between
+// versions), a room_give, a room_take and a floor_give. A floor_take
+// needs a lower bound below zero, so it never comes with a probe.
+const reach = 6
+
+// Lookups are the ids of every place a hold of the kind can have put an
+// event at, under this layout or any other a version of the book lays
+// its chain out by: what post and void read before they send anything.
+// A new version that adds or removes a floor, room or probe on an account
+// a hold moves through moves the hold's later events to other places, and
+// a hold made before the deploy is ended after it: so post and void read
+// a few more ids (reach per move, one request as before) and end what
+// they find (HoldOf), not what this version would have laid out.
+// Nettings, which come after a layout's end, may be among them; HoldOf
+// leaves them out.
 func (d *Def) Lookups(tenant string, kind int, key []string) ([]ids.ID, error) {
+	t, err := d.transfer(kind)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ids.ID, reach*len(t.Moves))
+	for pos := range out {
+		out[pos] = ids.Transfer(d.Book, tenant, t.Name, "hold", key, pos)
+	}
+	return out, nil
+}
+
+// MoveIDs are the ids of a hold's moves as this version lays them out,
+// one per move in order: where the reads of a hold's records find them.
+func (d *Def) MoveIDs(tenant string, kind int, key []string) ([]ids.ID, error) {
 	t, err := d.transfer(kind)
 	if err != nil {
 		return nil, err
@@ -548,11 +577,105 @@ func (d *Def) Lookups(tenant string, kind int, key []string) ([]ids.ID, error) {
 	return out, nil
 }
 
-// Finish lays out the chain that posts or voids a hold: one event per
-// pending event of the hold (the probes were voided already), in the
-// hold's order. amounts are what each move posts, in move order; a void
-// sends none.
+// HoldEvent is one event of a hold that a post or void ends: a pending event
+// of its chain other than a probe, as the ledger keeps it, and its move.
+type HoldEvent struct {
+	Transfer
+	Move int // from 1
+}
+
+// HoldOf reads a hold of the kind from what a lookup of its Lookups found
+// (by id): the events a post or void ends, in the order of its chain, and
+// what each move holds. Both are nil when there is no hold. It goes by
+// the events found, not by this version's layout, so a hold made under
+// another layout is ended whole:
+//   - only pending events are ended: a netting, a probe's void and the
+//     events of no hold are not pending;
+//   - a probe is pending but voided by the event after it, so it is left
+//     out;
+//   - every other event belongs to the move before it: a move's accounts
+//     are the book's, its satellites' are a floor or room and the sink of
+//     its unit, so a found event that names no sink starts the next move.
+//
+// An event tagged by another definition of the kind is
+// errOtherDefinition.
+func (d *Def) HoldOf(tenant string, kind int, lookups []ids.ID, found map[ids.ID]Transfer) ([]HoldEvent, []uint64, error) {
+	return d.holdOf(func(u int) ids.ID { return ids.Sink(d.Book, tenant, d.Units[u].Name) }, kind, lookups, found)
+}
+
+func (d *Def) holdOf(sink func(int) ids.ID, kind int, lookups []ids.ID, found map[ids.ID]Transfer) ([]HoldEvent, []uint64, error) {
+	t, err := d.transfer(kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	tags := d.tags(kind)
+	sinks := make(map[ids.ID]bool, len(d.Units))
+	for u := range d.Units {
+		sinks[sink(u)] = true
+	}
+	var hold []HoldEvent
+	var amounts []uint64
+	for pos, id := range lookups {
+		e, ok := found[id]
+		if !ok {
+			continue
+		}
+		if e.UserData64 != 0 && e.UserData64 != tags[0] && e.UserData64 != tags[1] {
+			return nil, nil, errOtherDefinition
+		}
+		if e.Flags&TransferPending == 0 {
+			continue
+		}
+		if pos+1 < len(lookups) {
+			if v, ok := found[lookups[pos+1]]; ok && v.Flags&TransferVoidPending != 0 && v.PendingID == e.ID {
+				continue // a probe
+			}
+		}
+		if !sinks[e.DebitAccountID] && !sinks[e.CreditAccountID] {
+			if e.Amount.Hi != 0 {
+				return nil, nil, fmt.Errorf("chobotb: the lookup of a hold answered another transfer")
+			}
+			amounts = append(amounts, e.Amount.Lo)
+		} else if len(amounts) == 0 {
+			return nil, nil, fmt.Errorf("chobotb: the lookup of a hold found an event of no move")
+		}
+		hold = append(hold, HoldEvent{Transfer: e, Move: len(amounts)})
+	}
+	switch len(amounts) {
+	case 0:
+		return nil, nil, nil
+	case len(t.Moves):
+		return hold, amounts, nil
+	}
+	return nil, nil, fmt.Errorf("chobotb: %d of the %d moves of a hold were found", len(amounts), len(t.Moves))
+}
+
+// Finish lays out the chain that posts or voids a hold this version laid
+// out: one event per pending event of the hold (the probes were voided
+// already), in the hold's order. amounts are what each move posts, in
+// move order; a void sends none.
 func (d *Def) Finish(tenant string, kind int, op string, key []string, amounts []uint64) ([]Event, error) {
+	t, err := d.transfer(kind)
+	if err != nil {
+		return nil, err
+	}
+	var hold []HoldEvent
+	for pos, s := range d.layout(t) {
+		if s.role == RoleProbe || s.role == RoleProbeVoid || s.role == RoleKeyGuard {
+			continue
+		}
+		hold = append(hold, HoldEvent{Transfer: Transfer{ID: ids.Transfer(d.Book, tenant, t.Name, "hold", key, pos)}, Move: s.move})
+	}
+	return d.FinishOf(tenant, kind, op, key, amounts, hold)
+}
+
+// FinishOf lays out the chain that posts or voids the hold whose events
+// HoldOf read, whatever layout made it: one event per held event, in
+// order, each ending it with its move's amount. The ids count the chain's
+// own events, as for every layout, so the chain that ends a hold is the
+// same before a deploy and after it, and a post or void sent again after
+// the deploy meets what it wrote before.
+func (d *Def) FinishOf(tenant string, kind int, op string, key []string, amounts []uint64, hold []HoldEvent) ([]Event, error) {
 	t, err := d.transfer(kind)
 	if err != nil {
 		return nil, err
@@ -568,17 +691,17 @@ func (d *Def) Finish(tenant string, kind int, op string, key []string, amounts [
 		content, role, flag = PostContent(amounts), RolePost, TransferPostPending
 	}
 	user := ids.Content(d.Book, tenant, t.Name, op, t.Definition, content)
-	var chain []Event
-	for pos, s := range d.layout(t) {
-		if s.role == RoleProbe || s.role == RoleProbeVoid || s.role == RoleKeyGuard {
-			continue
+	chain := make([]Event, 0, len(hold))
+	for i, h := range hold {
+		if h.Move < 1 || h.Move > len(t.Moves) {
+			return nil, fmt.Errorf("chobotb: an event of a hold of %s is of no move", t.Name)
 		}
-		e := Event{Role: role, Move: s.move, Transfer: Transfer{
-			ID:          ids.Transfer(d.Book, tenant, t.Name, op, key, len(chain)),
-			PendingID:   ids.Transfer(d.Book, tenant, t.Name, "hold", key, pos),
+		e := Event{Role: role, Move: h.Move, Transfer: Transfer{
+			ID:          ids.Transfer(d.Book, tenant, t.Name, op, key, i),
+			PendingID:   h.ID,
 			UserData128: user, Flags: flag}}
 		if op == "post" {
-			e.Amount = U64(amounts[s.move-1])
+			e.Amount = U64(amounts[h.Move-1])
 		}
 		chain = append(chain, e)
 	}

@@ -684,31 +684,29 @@ func (b *Book) CallEntries(ctx context.Context, kind int, key Values) ([]chobo.E
 		move int
 		id   ids.ID
 	}
-	var want []slotID
+	// Every id the call can have written, whatever layout the version
+	// that wrote it had: a do's or hold's every place (reach a move), a
+	// post's or void's every event (one fewer a move: no probe's void).
+	// The records found tell the moves (holdMoves).
 	ops := []string{"do"}
 	if t.Pending {
 		ops = []string{"hold", "post", "void"}
 	}
+	places := map[string][]ids.ID{}
+	var idList []ids.ID
 	for _, op := range ops {
-		n := 0
-		for pos, s := range d.layout(t) {
-			if op == "post" || op == "void" {
-				if s.role == RoleProbe || s.role == RoleProbeVoid || s.role == RoleKeyGuard {
-					continue
-				}
-				pos, n = n, n+1
-			}
-			if s.role == RoleMove {
-				want = append(want, slotID{op, s.move, ids.Transfer(d.Book, b.tenant, t.Name, op, kv, pos)})
-			}
+		n := reach * len(t.Moves)
+		if op == "post" || op == "void" {
+			n = (reach - 1) * len(t.Moves)
+		}
+		for pos := range n {
+			id := ids.Transfer(d.Book, b.tenant, t.Name, op, kv, pos)
+			places[op] = append(places[op], id)
+			idList = append(idList, id)
 		}
 	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	idList := make([]ids.ID, len(want))
-	for i, w := range want {
-		idList[i] = w.id
-	}
 	// A reply holds as many records as a request holds events.
 	byID := map[ids.ID]Transfer{}
 	for start := 0; start < len(idList); start += MaxEvents {
@@ -718,6 +716,31 @@ func (b *Book) CallEntries(ctx context.Context, kind int, key Values) ([]chobo.E
 		}
 		for _, r := range found {
 			byID[r.ID] = r
+		}
+	}
+	sinks := map[ids.ID]bool{}
+	for u := range d.Units {
+		sinks[b.tids.sink(u)] = true
+	}
+	code := d.ids().transferCodes[kind]
+	var want []slotID
+	moveOf := map[ids.ID]int{} // the do's or hold's moves, by id
+	for _, id := range places[ops[0]] {
+		r, ok := byID[id]
+		// A move names no sink (see HoldOf); a netting has the sink's
+		// code, a probe's void ends the probe.
+		if !ok || r.Code != code || r.Flags&(TransferPostPending|TransferVoidPending) != 0 ||
+			sinks[r.DebitAccountID] || sinks[r.CreditAccountID] || len(moveOf) == len(t.Moves) {
+			continue
+		}
+		moveOf[id] = len(moveOf) + 1
+		want = append(want, slotID{ops[0], moveOf[id], id})
+	}
+	for _, op := range ops[1:] {
+		for _, id := range places[op] {
+			if r, ok := byID[id]; ok && moveOf[r.PendingID] > 0 {
+				want = append(want, slotID{op, moveOf[r.PendingID], id})
+			}
 		}
 	}
 	held := map[int]Transfer{} // the hold's record, by move
@@ -882,6 +905,10 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 	}
 	var out []chobo.OpenHold
 	var heads []entry
+	sinks := map[ids.ID]bool{}
+	for u := range d.Units {
+		sinks[b.tids.sink(u)] = true
+	}
 	for _, c := range calls {
 		r := firsts[c]
 		k := dec.byCode[r.Code]
@@ -893,8 +920,7 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 		if err != nil {
 			return nil, err
 		}
-		layout := d.layout(t)
-		if len(chain) == 0 || chain[0].Flags&TransferPending == 0 || len(chain) > len(layout) {
+		if len(chain) == 0 || chain[0].Flags&TransferPending == 0 || len(chain) > reach*len(t.Moves) {
 			continue // not a hold's chain: the voids of a kind share one hash
 		}
 		from, err := dec.accountKind(ctx, chain[0].DebitAccountID)
@@ -910,11 +936,16 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 		if chain[0].Timeout > 0 {
 			h.Deadline = at(chain[0].Timestamp + uint64(chain[0].Timeout)*1e9)
 		}
-		for pos, s := range layout {
-			if s.role != RoleMove || pos >= len(chain) {
+		// The moves are the chain's pending records that name no sink, in
+		// order, whatever layout the version that made the hold had (see
+		// HoldOf): a probe and the floor and room events name the sink.
+		moves := 0
+		for _, rec := range chain {
+			if rec.Flags&TransferPending == 0 || sinks[rec.DebitAccountID] || sinks[rec.CreditAccountID] || moves == len(t.Moves) {
 				continue
 			}
-			rec, mv := chain[pos], t.Moves[s.move-1]
+			moves++
+			s, mv := slot{RoleMove, moves}, t.Moves[moves-1]
 			amount, err := fit(rec.Amount)
 			if err != nil {
 				return nil, err

@@ -23,6 +23,7 @@ except ModuleNotFoundError as e:  # the Go tests may run an interpreter without 
 from tbbooks import BANK, CELL, CELLS, FUND, LONG, RESERVE, RESTOCK, SHELF, SHIFT, STOCK
 
 from chobo import ids
+from chobo.ids import transfer_id
 from chobo.chobo import DONE, DONE_BEFORE, Balance, ChoboCancelledError, ChoboError, HoldState, Result, refused
 from chobo.tbclient import AsyncTigerBeetleBook, Request, TbCall, TigerBeetleBook
 from chobo.tigerbeetle import (
@@ -34,6 +35,7 @@ from chobo.tigerbeetle import (
     UNBOUNDED,
     Def,
     Value,
+    _layout,
     definition_tag,
     lookups,
     plan,
@@ -210,9 +212,12 @@ HELD: tuple[str, str] = ("linked_event_failed", "accounts_must_be_different")
 
 
 def hold_of(amount: int, tag: int = TAG, key: Sequence[str] = ("o1", "A")) -> list[tbc.Transfer]:
-    """What the lookup of a hold of reserve_stock finds."""
-    return [tbc.Transfer(id=i, amount=amount, user_data_64=tag, flags=tbc.TransferFlags.PENDING)
-            for i in lookups(STOCK, TENANT, RESERVE, list(key))]
+    """What the lookup of a hold of reserve_stock finds: its moves, where the
+    book lays them out."""
+    t = STOCK.transfers[RESERVE]
+    return [tbc.Transfer(id=transfer_id(STOCK.book, TENANT, t.name, "hold", list(key), pos), amount=amount,
+                         user_data_64=tag, flags=tbc.TransferFlags.PENDING)
+            for pos, s in enumerate(_layout(STOCK, t)) if s.role == "move"]
 
 
 class _Cases:

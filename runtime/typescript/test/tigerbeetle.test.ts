@@ -4,7 +4,7 @@ import { type Client, CreateAccountStatus, CreateTransferStatus } from "tigerbee
 import { ChoboError } from "../src/chobo.ts";
 import {
   type ChainEvent, type Def, type TigerBeetleAccount, type TigerBeetleClient, type TigerBeetleTransfer,
-  TigerBeetleBook, accountStatus, balanceOf, content, definitionTag, finish, jsonString, lookups, plan, read, readStatus,
+  TigerBeetleBook, accountStatus, balanceOf, content, definitionTag, finish, finishOf, holdOf, jsonString, lookups, plan, read, readStatus,
   statusChain, tenantIdsOf, transferStatus, UNBOUNDED,
 } from "../src/tigerbeetle.ts";
 import { neverId } from "../src/ids.ts";
@@ -109,10 +109,11 @@ test("a hold lays out probes, floors and rooms in move order, linked", () => {
   assert.throws(() => plan(def, "", 1, "hold", ["A", "B"]), ChoboError);
 });
 
-test("post and void end the hold's pending events; the lookups are its moves", () => {
+test("post and void end the hold's pending events; the lookups reach every place a layout may put one", () => {
   const hold = plan(def, "", 0, "hold", ["A", 5n]).chain;
   const ids = lookups(def, "", 0, ["A"]);
-  assert.deepEqual(ids, [hold[0]!.transfer.id, hold[4]!.transfer.id]);
+  assert.equal(ids.length, 12, "six places a move");
+  assert.deepEqual(ids.slice(0, 5), hold.slice(0, 5).map((e) => e.transfer.id));
   const post = finish(def, "", 0, "post", ["A"], [3n, 1n]);
   assert.deepEqual(post.map((e) => e.transfer.pending_id), [hold[0], hold[3], hold[4], hold[6]].map((e) => e!.transfer.id));
   assert.deepEqual(post.map((e) => e.transfer.amount), [3n, 3n, 1n, 1n]);
@@ -122,6 +123,33 @@ test("post and void end the hold's pending events; the lookups are its moves", (
   const s = statusChain(def, "", 0, ["A"], 7n, 8n);
   assert.equal(s[0]!.transfer.pending_id, hold[0]!.transfer.id);
   assert.equal(s[1]!.transfer.debit_account_id, s[1]!.transfer.credit_account_id);
+});
+
+test("a hold laid out by another version is ended by the events found", () => {
+  // The version before: no probe, no room on stock, no floor on debt.
+  const before: Def = {
+    ...def, accounts: def.accounts.map((a, i) => (i === 0 ? { ...a, lower: { value: 0n, reason: "low" }, upper: null } : i === 2 ? { ...a, lower: null } : a)),
+  };
+  const made = plan(before, "", 0, "hold", ["A", 5n]).chain;
+  assert.deepEqual(made.map((e) => e.role), ["move", "move"]);
+  const records = new Map(made.map((e) => [e.transfer.id, e.transfer] as const));
+  const h = holdOf(def, "", 0, lookups(def, "", 0, ["A"]), records);
+  assert.ok(h !== null && h !== "other");
+  assert.deepEqual(h.amounts, [5n, 1n]);
+  const post = finishOf(def, "", 0, "post", ["A"], [3n, 1n], h.hold);
+  assert.deepEqual(post.map((e) => e.transfer.pending_id), [made[0]!.transfer.id, made[1]!.transfer.id]);
+  assert.deepEqual(post.map((e) => e.move), [1, 2]);
+  assert.deepEqual(post.map((e) => e.transfer.amount), [3n, 1n]);
+  // The same hold under the version it was made by sends the same chain.
+  assert.deepEqual(post, finish(before, "", 0, "post", ["A"], [3n, 1n]));
+  // And the other way: a hold of this version, with its probe, room,
+  // netting and floor, ended by the version before.
+  const now = plan(def, "", 0, "hold", ["A", 5n]).chain;
+  const all = new Map(now.slice(0, -1).map((e) => [e.transfer.id, e.transfer] as const));
+  const back = holdOf(before, "", 0, lookups(before, "", 0, ["A"]), all);
+  assert.ok(back !== null && back !== "other");
+  assert.deepEqual(finishOf(before, "", 0, "void", ["A"], [], back.hold).map((e) => e.transfer.pending_id), finish(def, "", 0, "void", ["A"], []).map((e) => e.transfer.pending_id));
+  assert.equal(holdOf(def, "", 0, lookups(def, "", 0, ["B"]), records), null);
 });
 
 const CREATED = 0xffffffff;
@@ -200,12 +228,12 @@ test("a book makes each account and opening once, then sends the chain", async (
   assert.deepEqual(sent, ["accounts 7", "transfers 2", "transfers 8", "transfers 8"]);
   sent.length = 0;
   assert.deepEqual(await book.post(0, ["A"], [2n]), { result: "done" });
-  assert.deepEqual(sent, ["lookup transfers 2", "transfers 4"]);
+  assert.deepEqual(sent, ["lookup transfers 12", "transfers 4"]);
   sent.length = 0;
   // More than the hold holds: the state decides, read by a status chain
   // (which this fake cannot answer as TigerBeetle would).
   await assert.rejects(book.post(0, ["A"], [6n]), /status chain/);
-  assert.deepEqual(sent, ["lookup transfers 2", "transfers 2"]);
+  assert.deepEqual(sent, ["lookup transfers 12", "transfers 2"]);
 });
 
 test("post with no hold is no_such_hold, without sending a chain", async () => {
@@ -213,7 +241,7 @@ test("post with no hold is no_such_hold, without sending a chain", async () => {
   const book = new TigerBeetleBook(client, def);
   assert.deepEqual(await book.post(0, ["none"], null), { result: "refused", reason: "no_such_hold" });
   assert.deepEqual(await book.void(0, ["none"]), { result: "refused", reason: "no_such_hold" });
-  assert.deepEqual(sent, ["lookup transfers 2", "lookup transfers 2"]);
+  assert.deepEqual(sent, ["lookup transfers 12", "lookup transfers 12"]);
   assert.deepEqual(await book.balance(1, []), { posted: 0n, held_in: 0n, held_out: 0n });
   assert.deepEqual(await book.call(1, "do", ["A", "A"]), { result: "refused", reason: "same_account" });
   assert.throws(() => new TigerBeetleBook({} as TigerBeetleClient, def), ChoboError);
@@ -276,7 +304,7 @@ test("a hold carries its definition, and another definition neither posts nor vo
   sent.length = 0;
   assert.deepEqual(await book.void(0, ["A"]), { result: "refused", reason: "key_conflict" });
   assert.deepEqual(await book.post(0, ["A"], null), { result: "refused", reason: "key_conflict" });
-  assert.deepEqual(sent, ["lookup transfers 2", "lookup transfers 2"], "nothing but the lookups");
+  assert.deepEqual(sent, ["lookup transfers 12", "lookup transfers 12"], "nothing but the lookups");
   assert.deepEqual(await new TigerBeetleBook(client, def).void(0, ["A"]), { result: "done" });
 });
 

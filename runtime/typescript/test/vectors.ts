@@ -72,6 +72,9 @@ export interface VectorCall {
   plan?: { same_account: boolean; accounts: VectorAccount[]; openings: VectorTransfer[]; chain: VectorEvent[] };
   chain?: VectorEvent[];
   ids?: string[];
+  // On a post or void of a hold laid out by another version: the records
+  // the lookup of its ids found.
+  found?: VectorTransfer[];
   error?: boolean;
 }
 

@@ -57,6 +57,7 @@ from .tigerbeetle import (
     Account,
     ChainEvent,
     Def,
+    HoldEvent,
     Plan,
     Side,
     Transfer,
@@ -65,15 +66,16 @@ from .tigerbeetle import (
     _as_legacy,
     _fixed_of,
     _kind_of,
+    _REACH,
     _layout,
     _link,
     _laid_out_otherwise,
     _made_by_legacy,
-    _tagged,
     _text,
     account_status,
     balance_of,
-    finish,
+    finish_of,
+    hold_of,
     lookups,
     plan,
     read,
@@ -211,7 +213,7 @@ def _tb_statuses(ans: _TbAnswer, n: int, what: str) -> list[int]:
     return ans.statuses
 
 
-_HeldOf: TypeAlias = "list[int] | None | Literal['other']"
+_HeldOf: TypeAlias = "tuple[list[HoldEvent], list[int]] | None | Literal['other']"
 
 TbAnswer: TypeAlias = "Result | HoldState | None | Exception"
 """What one call of a bulk got: a Result (do, hold, post, void), a hold
@@ -362,10 +364,9 @@ class _TbFlows:
         return out
 
     def _held_flow(self, kind: int, key: Sequence[str]) -> _TbFlow[_HeldOf]:
-        """What a hold holds, one amount per move; None when there is no
-        hold, "other" when it was made under another definition of its kind
-        (an event tagged with another definition; an untagged one was made
-        by a client that did not tag holds, and is taken as it is)."""
+        """A hold: the events a post or void ends and what each move holds
+        (hold_of); None when there is no hold, "other" when it was made under
+        another definition of its kind."""
         ids = lookups(self.d, self.tenant, kind, key)
         found: dict[int, Transfer] = {}
         for i in range(0, len(ids), MAX_EVENTS):
@@ -375,15 +376,7 @@ class _TbFlows:
                 if t.id not in batch:
                     raise ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold answered another transfer")
                 found[t.id] = t
-        k = _kind_of(self.d, kind)
-        if any(not _tagged(k, t.user_data_64) for t in found.values()):
-            return "other"
-        out = [found[i].amount for i in ids if i in found]
-        if not out:
-            return None
-        if len(out) != len(ids):
-            raise ChoboError("CHOBO_UNEXPECTED", f"{len(out)} of the {len(ids)} moves of a hold were found")
-        return out
+        return hold_of(self.d, self.tenant, kind, ids, found, self._tids.sinks)
 
     def _post_flow(self, kind: int, key_vals: Sequence[Value], amounts: Sequence[int] | None) -> _TbFlow[Result]:
         t = _kind_of(self.d, kind)
@@ -397,11 +390,12 @@ class _TbFlows:
                 check_amount(where, t.params[p].name, a)
         check_size(where, self.tenant, key_vals)
         key = [_text(v) for v in key_vals]
-        held = yield from self._held_flow(kind, key)
-        if held is None:
+        h = yield from self._held_flow(kind, key)
+        if h is None:
             return refused("no_such_hold")
-        if held == "other":
+        if h == "other":
             return refused("key_conflict")
+        hold, held = h
         want = held
         if amounts is not None:
             by_param = dict(zip(t.post_amounts, amounts))
@@ -409,25 +403,26 @@ class _TbFlows:
             want = [held[i] if m.amount < 0 else by_param.get(m.amount, 0) for i, m in enumerate(t.moves)]
         if any(w > h for w, h in zip(want, held)):
             return _over_hold((yield from self._status_of_flow(kind, key)))
-        return (yield from self._finish_flow(kind, "post", key, want))
+        return (yield from self._finish_flow(kind, "post", key, want, hold))
 
     def _void_flow(self, kind: int, key_vals: Sequence[Value]) -> _TbFlow[Result]:
         check_size(f"{_kind_of(self.d, kind).name}.void", self.tenant, key_vals)
         key = [_text(v) for v in key_vals]
-        held = yield from self._held_flow(kind, key)
-        if held is None:
+        h = yield from self._held_flow(kind, key)
+        if h is None:
             return refused("no_such_hold")
-        if held == "other":
+        if h == "other":
             return refused("key_conflict")
-        return (yield from self._finish_flow(kind, "void", key, []))
+        return (yield from self._finish_flow(kind, "void", key, [], h[0]))
 
-    def _finish_flow(self, kind: int, op: Literal["post", "void"], key: list[str], amounts: list[int]) -> _TbFlow[Result]:
-        """Sends a post or void and reads its answer, as an earlier version
-        sent it when one made it (_made_by_legacy)."""
-        chain = finish(self.d, self.tenant, kind, op, key, amounts)
+    def _finish_flow(self, kind: int, op: Literal["post", "void"], key: list[str], amounts: list[int],
+                     hold: list[HoldEvent]) -> _TbFlow[Result]:
+        """Sends a post or void of the hold's events and reads its answer, as
+        an earlier version sent it when one made it (_made_by_legacy)."""
+        chain = finish_of(self.d, self.tenant, kind, op, key, amounts, hold)
         statuses = yield from self._send_chain_flow(chain)
         if _made_by_legacy(_kind_of(self.d, kind), statuses):
-            again = finish(_as_legacy(self.d), self.tenant, kind, op, key, amounts)
+            again = finish_of(_as_legacy(self.d), self.tenant, kind, op, key, amounts, hold)
             return read(again, (yield from self._send_chain_flow(again)))
         return read(chain, statuses)
 
@@ -605,35 +600,35 @@ class _TbFlows:
 
     def _legacy_chain(self, c: TbCall, sent: list[ChainEvent]) -> list[ChainEvent]:
         """The chain of a call of a bulk as an earlier version laid it out;
-        a post's amounts are those its chain sent, one per move."""
+        a post or void ends the events its chain ended, a post with the
+        amounts its chain sent, one per move."""
         d = _as_legacy(self.d)
         if c.op == "do" or c.op == "hold":
             return plan(d, self.tenant, c.kind, c.op, c.values, self._tids).chain
         key = [_text(v) for v in c.values]
+        hold = [HoldEvent(e.transfer.pending_id, e.move) for e in sent]
         if c.op == "void":
-            return finish(d, self.tenant, c.kind, "void", key, [])
+            return finish_of(d, self.tenant, c.kind, "void", key, [], hold)
         amounts = [0] * len(_kind_of(d, c.kind).moves)
         for e in sent:
             amounts[e.move - 1] = e.transfer.amount
-        return finish(d, self.tenant, c.kind, "post", key, amounts)
+        return finish_of(d, self.tenant, c.kind, "post", key, amounts, hold)
 
     def _finish_of(self, c: TbCall, key: list[str], ids: list[int], found: dict[int, Transfer], out: list[TbAnswer],
                    chains: dict[int, list[ChainEvent]], reads: dict[int, str], i: int) -> None:
         """The chain of a post or void of a bulk from the holds looked up,
         as _post_flow and _void_flow build it, or its answer when it needs none."""
         t = _kind_of(self.d, c.kind)
-        mine = [found[x] for x in ids if x in found]
-        if any(not _tagged(t, tr.user_data_64) for tr in mine):
+        h = hold_of(self.d, self.tenant, c.kind, ids, found, self._tids.sinks)
+        if h == "other":
             out[i] = refused("key_conflict")
             return
-        if not mine:
+        if h is None:
             out[i] = refused("no_such_hold")
             return
-        if len(mine) != len(ids):
-            raise ChoboError("CHOBO_UNEXPECTED", f"{len(mine)} of the {len(ids)} moves of a hold were found")
-        held = [tr.amount for tr in mine]
+        hold, held = h
         if c.op == "void":
-            chains[i], reads[i] = finish(self.d, self.tenant, c.kind, "void", key, []), "result"
+            chains[i], reads[i] = finish_of(self.d, self.tenant, c.kind, "void", key, [], hold), "result"
             return
         want = held
         if c.amounts is not None:
@@ -643,7 +638,7 @@ class _TbFlows:
             chains[i] = status_chain(self.d, self.tenant, c.kind, key, _tb_random_id(), _tb_random_id())
             reads[i] = "over_hold"
             return
-        chains[i], reads[i] = finish(self.d, self.tenant, c.kind, "post", key, want), "result"
+        chains[i], reads[i] = finish_of(self.d, self.tenant, c.kind, "post", key, want, hold), "result"
 
     def _recorded(self, req: Request) -> None:
         if self._on_request is not None:
@@ -1033,23 +1028,39 @@ class _TbHistory(_TbFlows):
                 vals.append(check_text(where, t.params[p].name, v))
         check_size(where, self.tenant, vals)
         kv = tuple(_text(v) for v in vals)
-        layout = _layout(d, t)
-        want: list[tuple[EntryOp, int, int]] = []
+        # Every id the call can have written, whatever layout the version that
+        # wrote it had: a do's or hold's every place (_REACH a move), a post's
+        # or void's every event (one fewer a move: no probe's void). The
+        # records found tell the moves.
         ops: tuple[EntryOp, ...] = ("hold", "post", "void") if t.pending else ("do",)
+        places: dict[EntryOp, list[int]] = {}
         for op in ops:
-            n = 0
-            for pos, s in enumerate(layout):
-                if op in ("post", "void"):
-                    if s.role in ("lower_probe", "lower_probe_void", "key_guard"):
-                        continue
-                    pos, n = n, n + 1
-                if s.role == "move":
-                    want.append((op, s.move, transfer_id(d.book, self.tenant, t.name, op, kv, pos)))
+            n = (_REACH - 1 if op in ("post", "void") else _REACH) * len(t.moves)
+            places[op] = [transfer_id(d.book, self.tenant, t.name, op, kv, pos) for pos in range(n)]
+        every = [x for op in ops for x in places[op]]
         by_id: dict[int, Transfer] = {}
-        for i in range(0, len(want), MAX_EVENTS):
-            ans = yield Request("lookup_transfers", ids=tuple(w[2] for w in want[i : i + MAX_EVENTS]))
+        for i in range(0, len(every), MAX_EVENTS):
+            ans = yield Request("lookup_transfers", ids=tuple(every[i : i + MAX_EVENTS]))
             for r in ans.transfers:
                 by_id[r.id] = r
+        sinks = set(self._tids.sinks)
+        code = _fixed_of(d).transfer_codes[kind]
+        want: list[tuple[EntryOp, int, int]] = []
+        move_of: dict[int, int] = {}  # the do's or hold's moves, by id
+        for x in places[ops[0]]:
+            f = by_id.get(x)
+            # A move names no sink (see hold_of); a netting has the sink's
+            # code, a probe's void ends the probe.
+            if (f is None or f.code != code or f.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)
+                    or f.debit_account_id in sinks or f.credit_account_id in sinks or len(move_of) == len(t.moves)):
+                continue
+            move_of[x] = len(move_of) + 1
+            want.append((ops[0], move_of[x], x))
+        for op in ops[1:]:
+            for x in places[op]:
+                f = by_id.get(x)
+                if f is not None and f.pending_id in move_of:
+                    want.append((op, move_of[f.pending_id], x))
         held: dict[int, Transfer] = {}  # the hold's record, by move
         ended: set[int] = set()
         moves: list[_TbEntry] = []  # one per record: the out side; the in side follows
@@ -1133,6 +1144,7 @@ class _TbHistory(_TbFlows):
         last = max((r.timestamp for r in records), default=0)
         found: list[tuple[int, OpenHold]] = []
         heads: list[_TbEntry] = []
+        sinks = set(self._tids.sinks)
         for c, r in firsts.items():
             k = dec.by_code[r.code]
             t = d.transfers[k]
@@ -1140,8 +1152,7 @@ class _TbHistory(_TbFlows):
                 continue
             ans = yield Request("query_transfers", filter=QueryFilter(user_data_128=c, code=r.code, limit=MAX_EVENTS + 1))
             chain = ans.transfers
-            layout = _layout(d, t)
-            if not chain or not chain[0].flags & TRANSFER_PENDING or len(chain) > len(layout):
+            if not chain or not chain[0].flags & TRANSFER_PENDING or len(chain) > _REACH * len(t.moves):
                 continue  # not a hold's chain: the voids of a kind share one hash
             frm = yield from dec.account_kind_flow(chain[0].debit_account_id)
             if frm < 0:
@@ -1152,13 +1163,17 @@ class _TbHistory(_TbFlows):
                     return args
                 return () if d.accounts[a].params == 0 else None
 
+            # The moves are the chain's pending records that name no sink, in
+            # order, whatever layout the version that made the hold had (see
+            # hold_of): a probe and the floor and room events name the sink.
             moves: list[HoldMove] = []
-            for pos, s in enumerate(layout):
-                if s.role != "move" or pos >= len(chain):
+            for rec in chain:
+                if (not rec.flags & TRANSFER_PENDING or rec.debit_account_id in sinks
+                        or rec.credit_account_id in sinks or len(moves) == len(t.moves)):
                     continue
-                rec, mv = chain[pos], t.moves[s.move - 1]
+                mv = t.moves[len(moves)]
                 moves.append(HoldMove(
-                    move=s.move, from_=d.accounts[mv.from_.account].name, to=d.accounts[mv.to.account].name,
+                    move=len(moves) + 1, from_=d.accounts[mv.from_.account].name, to=d.accounts[mv.to.account].name,
                     from_args=side(rec.debit_account_id, mv.from_.account),
                     to_args=side(rec.credit_account_id, mv.to.account), amount=_tb_fit(rec),
                 ))

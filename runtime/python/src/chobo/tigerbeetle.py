@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias
 
@@ -40,7 +40,7 @@ __all__ = [
     "TRANSFER_VOID_PENDING", "AMOUNT_MAX_128", "Account", "Transfer", "Unit", "Bound", "AccountKind", "Param",
     "Side", "Move", "TransferKind", "Def", "Value", "Role", "ChainEvent", "Plan", "TenantIds", "content",
     "post_content", "transfer_status", "account_status", "tenant_ids_of", "key_values", "definition_tag", "plan",
-    "lookups", "finish", "status_chain", "read", "read_status", "balance_of",
+    "lookups", "HoldEvent", "hold_of", "finish", "finish_of", "status_chain", "read", "read_status", "balance_of",
 ]
 
 MAX_EVENTS = 253
@@ -708,18 +708,89 @@ def plan(d: Def, tenant: str, kind: int, op: Literal["do", "hold"], vals: Sequen
     return b.p
 
 
+# How many places of a hold's chain one move can take under any layout: the
+# move, a probe and its void, a room_give, a room_take and a floor_give (a
+# floor_take needs a lower bound below zero, which never comes with a probe:
+# a lower bound cannot cross zero between versions).
+_REACH = 6
+
+
 def lookups(d: Def, tenant: str, kind: int, key: Sequence[str]) -> list[int]:
-    """The ids of a hold's moves, in order: what post and void read first."""
+    """The ids of every place a hold of the kind can have put an event at,
+    under this layout or another one a version of the book lays its chain
+    out by: what post and void read first. A deploy that adds or removes a
+    floor, room or probe on an account a hold moves through moves the hold's
+    later events to other places, and the hold made before it is ended after
+    it by what is found (hold_of), in one lookup as before."""
     t = _kind_of(d, kind)
-    return [transfer_id(d.book, tenant, t.name, "hold", key, pos)
-            for pos, s in enumerate(_layout(d, t)) if s.role == "move"]
+    return [transfer_id(d.book, tenant, t.name, "hold", key, pos) for pos in range(_REACH * len(t.moves))]
+
+
+@dataclass(frozen=True)
+class HoldEvent:
+    """An event of a hold that a post or void ends, and its move (from 1)."""
+
+    id: int
+    move: int
+
+
+def hold_of(d: Def, tenant: str, kind: int, ids: Sequence[int], found: Mapping[int, Transfer],
+            sinks: Sequence[int] | None = None) -> tuple[list[HoldEvent], list[int]] | None | Literal["other"]:
+    """Reads a hold of the kind from what the lookup of its lookups ids
+    found: the events a post or void ends, in the order of its chain, and
+    what each move holds; None when there is no hold, "other" when an event
+    was made under another definition of the kind. It goes by the records,
+    not by this version's layout: only pending events are ended (nettings
+    and a probe's void are not pending); a probe is voided by the event after
+    it and left out; every other event belongs to the move before it, a
+    move's accounts being the book's and its satellites' a floor or room and
+    the sink, so a found event that names no sink starts the next move."""
+    t = _kind_of(d, kind)
+    sink = set(sinks if sinks is not None else (sink_id(d.book, tenant, u.name) for u in d.units))
+    hold: list[HoldEvent] = []
+    amounts: list[int] = []
+    for pos, x in enumerate(ids):
+        e = found.get(x)
+        if e is None:
+            continue
+        if not _tagged(t, e.user_data_64):
+            return "other"
+        if e.flags & TRANSFER_PENDING == 0:
+            continue
+        nxt = found.get(ids[pos + 1]) if pos + 1 < len(ids) else None
+        if nxt is not None and nxt.flags & TRANSFER_VOID_PENDING and nxt.pending_id == e.id:
+            continue  # a probe
+        if e.debit_account_id not in sink and e.credit_account_id not in sink:
+            amounts.append(e.amount)
+        elif not amounts:
+            raise ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold found an event of no move")
+        hold.append(HoldEvent(e.id, len(amounts)))
+    if not amounts:
+        return None
+    if len(amounts) != len(t.moves):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{len(amounts)} of the {len(t.moves)} moves of a hold were found")
+    return hold, amounts
 
 
 def finish(d: Def, tenant: str, kind: int, op: Literal["post", "void"], key: Sequence[str],
            amounts: Sequence[int]) -> list[ChainEvent]:
-    """The chain that posts or voids a hold: one event per pending event of
-    the hold (the probes were voided already), in the hold's order. amounts
-    are what each move posts, in move order; a void sends none."""
+    """The chain that posts or voids a hold this version laid out: one event
+    per pending event of the hold (the probes were voided already), in the
+    hold's order. amounts are what each move posts, in move order; a void
+    sends none."""
+    t = _kind_of(d, kind)
+    hold = [HoldEvent(transfer_id(d.book, tenant, t.name, "hold", key, pos), s.move)
+            for pos, s in enumerate(_layout(d, t)) if s.role not in ("lower_probe", "lower_probe_void", "key_guard")]
+    return finish_of(d, tenant, kind, op, key, amounts, hold)
+
+
+def finish_of(d: Def, tenant: str, kind: int, op: Literal["post", "void"], key: Sequence[str],
+              amounts: Sequence[int], hold: Sequence[HoldEvent]) -> list[ChainEvent]:
+    """The chain that posts or voids the hold whose events hold_of read,
+    whatever layout made it: one event per held event, in order, with its
+    move's amount. The ids count the chain's own events, as for every
+    layout, so a post or void sent before a deploy and again after it sends
+    the same chain."""
     t = _kind_of(d, kind)
     if not t.pending or op not in ("post", "void"):
         raise ChoboError("CHOBO_UNEXPECTED", f"{t.name} has no operation {op}")
@@ -728,18 +799,16 @@ def finish(d: Def, tenant: str, kind: int, op: Literal["post", "void"], key: Seq
         raise ChoboError("CHOBO_UNEXPECTED", f"a post of {t.name} gives {len(amounts)} amounts for {len(t.moves)} moves")
     user = content_id(d.book, tenant, t.name, op, t.definition, post_content(amounts) if post else "")
     chain: list[ChainEvent] = []
-    for pos, s in enumerate(_layout(d, t)):
-        if s.role in ("lower_probe", "lower_probe_void", "key_guard"):
-            continue
+    for i, h in enumerate(hold):
         chain.append(ChainEvent(
             Transfer(
-                transfer_id(d.book, tenant, t.name, op, key, len(chain)),
-                pending_id=transfer_id(d.book, tenant, t.name, "hold", key, pos),
-                amount=amounts[s.move - 1] if post else 0,
+                transfer_id(d.book, tenant, t.name, op, key, i),
+                pending_id=h.id,
+                amount=amounts[h.move - 1] if post else 0,
                 user_data_128=user,
                 flags=TRANSFER_POST_PENDING if post else TRANSFER_VOID_PENDING,
             ),
-            op, s.move, "",
+            op, h.move, "",
         ))
     _link(chain)
     return chain

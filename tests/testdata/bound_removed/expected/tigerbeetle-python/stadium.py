@@ -1732,18 +1732,89 @@ def plan(d: Def, tenant: str, kind: int, op: Literal["do", "hold"], vals: Sequen
     return b.p
 
 
+# How many places of a hold's chain one move can take under any layout: the
+# move, a probe and its void, a room_give, a room_take and a floor_give (a
+# floor_take needs a lower bound below zero, which never comes with a probe:
+# a lower bound cannot cross zero between versions).
+_REACH = 6
+
+
 def lookups(d: Def, tenant: str, kind: int, key: Sequence[str]) -> list[int]:
-    """The ids of a hold's moves, in order: what post and void read first."""
+    """The ids of every place a hold of the kind can have put an event at,
+    under this layout or another one a version of the book lays its chain
+    out by: what post and void read first. A deploy that adds or removes a
+    floor, room or probe on an account a hold moves through moves the hold's
+    later events to other places, and the hold made before it is ended after
+    it by what is found (hold_of), in one lookup as before."""
     t = _kind_of(d, kind)
-    return [transfer_id(d.book, tenant, t.name, "hold", key, pos)
-            for pos, s in enumerate(_layout(d, t)) if s.role == "move"]
+    return [transfer_id(d.book, tenant, t.name, "hold", key, pos) for pos in range(_REACH * len(t.moves))]
+
+
+@dataclass(frozen=True)
+class HoldEvent:
+    """An event of a hold that a post or void ends, and its move (from 1)."""
+
+    id: int
+    move: int
+
+
+def hold_of(d: Def, tenant: str, kind: int, ids: Sequence[int], found: Mapping[int, Transfer],
+            sinks: Sequence[int] | None = None) -> tuple[list[HoldEvent], list[int]] | None | Literal["other"]:
+    """Reads a hold of the kind from what the lookup of its lookups ids
+    found: the events a post or void ends, in the order of its chain, and
+    what each move holds; None when there is no hold, "other" when an event
+    was made under another definition of the kind. It goes by the records,
+    not by this version's layout: only pending events are ended (nettings
+    and a probe's void are not pending); a probe is voided by the event after
+    it and left out; every other event belongs to the move before it, a
+    move's accounts being the book's and its satellites' a floor or room and
+    the sink, so a found event that names no sink starts the next move."""
+    t = _kind_of(d, kind)
+    sink = set(sinks if sinks is not None else (sink_id(d.book, tenant, u.name) for u in d.units))
+    hold: list[HoldEvent] = []
+    amounts: list[int] = []
+    for pos, x in enumerate(ids):
+        e = found.get(x)
+        if e is None:
+            continue
+        if not _tagged(t, e.user_data_64):
+            return "other"
+        if e.flags & TRANSFER_PENDING == 0:
+            continue
+        nxt = found.get(ids[pos + 1]) if pos + 1 < len(ids) else None
+        if nxt is not None and nxt.flags & TRANSFER_VOID_PENDING and nxt.pending_id == e.id:
+            continue  # a probe
+        if e.debit_account_id not in sink and e.credit_account_id not in sink:
+            amounts.append(e.amount)
+        elif not amounts:
+            raise ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold found an event of no move")
+        hold.append(HoldEvent(e.id, len(amounts)))
+    if not amounts:
+        return None
+    if len(amounts) != len(t.moves):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{len(amounts)} of the {len(t.moves)} moves of a hold were found")
+    return hold, amounts
 
 
 def finish(d: Def, tenant: str, kind: int, op: Literal["post", "void"], key: Sequence[str],
            amounts: Sequence[int]) -> list[ChainEvent]:
-    """The chain that posts or voids a hold: one event per pending event of
-    the hold (the probes were voided already), in the hold's order. amounts
-    are what each move posts, in move order; a void sends none."""
+    """The chain that posts or voids a hold this version laid out: one event
+    per pending event of the hold (the probes were voided already), in the
+    hold's order. amounts are what each move posts, in move order; a void
+    sends none."""
+    t = _kind_of(d, kind)
+    hold = [HoldEvent(transfer_id(d.book, tenant, t.name, "hold", key, pos), s.move)
+            for pos, s in enumerate(_layout(d, t)) if s.role not in ("lower_probe", "lower_probe_void", "key_guard")]
+    return finish_of(d, tenant, kind, op, key, amounts, hold)
+
+
+def finish_of(d: Def, tenant: str, kind: int, op: Literal["post", "void"], key: Sequence[str],
+              amounts: Sequence[int], hold: Sequence[HoldEvent]) -> list[ChainEvent]:
+    """The chain that posts or voids the hold whose events hold_of read,
+    whatever layout made it: one event per held event, in order, with its
+    move's amount. The ids count the chain's own events, as for every
+    layout, so a post or void sent before a deploy and again after it sends
+    the same chain."""
     t = _kind_of(d, kind)
     if not t.pending or op not in ("post", "void"):
         raise ChoboError("CHOBO_UNEXPECTED", f"{t.name} has no operation {op}")
@@ -1752,18 +1823,16 @@ def finish(d: Def, tenant: str, kind: int, op: Literal["post", "void"], key: Seq
         raise ChoboError("CHOBO_UNEXPECTED", f"a post of {t.name} gives {len(amounts)} amounts for {len(t.moves)} moves")
     user = content_id(d.book, tenant, t.name, op, t.definition, post_content(amounts) if post else "")
     chain: list[ChainEvent] = []
-    for pos, s in enumerate(_layout(d, t)):
-        if s.role in ("lower_probe", "lower_probe_void", "key_guard"):
-            continue
+    for i, h in enumerate(hold):
         chain.append(ChainEvent(
             Transfer(
-                transfer_id(d.book, tenant, t.name, op, key, len(chain)),
-                pending_id=transfer_id(d.book, tenant, t.name, "hold", key, pos),
-                amount=amounts[s.move - 1] if post else 0,
+                transfer_id(d.book, tenant, t.name, op, key, i),
+                pending_id=h.id,
+                amount=amounts[h.move - 1] if post else 0,
                 user_data_128=user,
                 flags=TRANSFER_POST_PENDING if post else TRANSFER_VOID_PENDING,
             ),
-            op, s.move, "",
+            op, h.move, "",
         ))
     _link(chain)
     return chain
@@ -2021,7 +2090,7 @@ def _tb_statuses(ans: _TbAnswer, n: int, what: str) -> list[int]:
     return ans.statuses
 
 
-_HeldOf: TypeAlias = "list[int] | None | Literal['other']"
+_HeldOf: TypeAlias = "tuple[list[HoldEvent], list[int]] | None | Literal['other']"
 
 TbAnswer: TypeAlias = "Result | HoldState | None | Exception"
 """What one call of a bulk got: a Result (do, hold, post, void), a hold
@@ -2172,10 +2241,9 @@ class _TbFlows:
         return out
 
     def _held_flow(self, kind: int, key: Sequence[str]) -> _TbFlow[_HeldOf]:
-        """What a hold holds, one amount per move; None when there is no
-        hold, "other" when it was made under another definition of its kind
-        (an event tagged with another definition; an untagged one was made
-        by a client that did not tag holds, and is taken as it is)."""
+        """A hold: the events a post or void ends and what each move holds
+        (hold_of); None when there is no hold, "other" when it was made under
+        another definition of its kind."""
         ids = lookups(self.d, self.tenant, kind, key)
         found: dict[int, Transfer] = {}
         for i in range(0, len(ids), MAX_EVENTS):
@@ -2185,15 +2253,7 @@ class _TbFlows:
                 if t.id not in batch:
                     raise ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold answered another transfer")
                 found[t.id] = t
-        k = _kind_of(self.d, kind)
-        if any(not _tagged(k, t.user_data_64) for t in found.values()):
-            return "other"
-        out = [found[i].amount for i in ids if i in found]
-        if not out:
-            return None
-        if len(out) != len(ids):
-            raise ChoboError("CHOBO_UNEXPECTED", f"{len(out)} of the {len(ids)} moves of a hold were found")
-        return out
+        return hold_of(self.d, self.tenant, kind, ids, found, self._tids.sinks)
 
     def _post_flow(self, kind: int, key_vals: Sequence[Value], amounts: Sequence[int] | None) -> _TbFlow[Result]:
         t = _kind_of(self.d, kind)
@@ -2207,11 +2267,12 @@ class _TbFlows:
                 check_amount(where, t.params[p].name, a)
         check_size(where, self.tenant, key_vals)
         key = [_text(v) for v in key_vals]
-        held = yield from self._held_flow(kind, key)
-        if held is None:
+        h = yield from self._held_flow(kind, key)
+        if h is None:
             return refused("no_such_hold")
-        if held == "other":
+        if h == "other":
             return refused("key_conflict")
+        hold, held = h
         want = held
         if amounts is not None:
             by_param = dict(zip(t.post_amounts, amounts))
@@ -2219,25 +2280,26 @@ class _TbFlows:
             want = [held[i] if m.amount < 0 else by_param.get(m.amount, 0) for i, m in enumerate(t.moves)]
         if any(w > h for w, h in zip(want, held)):
             return _over_hold((yield from self._status_of_flow(kind, key)))
-        return (yield from self._finish_flow(kind, "post", key, want))
+        return (yield from self._finish_flow(kind, "post", key, want, hold))
 
     def _void_flow(self, kind: int, key_vals: Sequence[Value]) -> _TbFlow[Result]:
         check_size(f"{_kind_of(self.d, kind).name}.void", self.tenant, key_vals)
         key = [_text(v) for v in key_vals]
-        held = yield from self._held_flow(kind, key)
-        if held is None:
+        h = yield from self._held_flow(kind, key)
+        if h is None:
             return refused("no_such_hold")
-        if held == "other":
+        if h == "other":
             return refused("key_conflict")
-        return (yield from self._finish_flow(kind, "void", key, []))
+        return (yield from self._finish_flow(kind, "void", key, [], h[0]))
 
-    def _finish_flow(self, kind: int, op: Literal["post", "void"], key: list[str], amounts: list[int]) -> _TbFlow[Result]:
-        """Sends a post or void and reads its answer, as an earlier version
-        sent it when one made it (_made_by_legacy)."""
-        chain = finish(self.d, self.tenant, kind, op, key, amounts)
+    def _finish_flow(self, kind: int, op: Literal["post", "void"], key: list[str], amounts: list[int],
+                     hold: list[HoldEvent]) -> _TbFlow[Result]:
+        """Sends a post or void of the hold's events and reads its answer, as
+        an earlier version sent it when one made it (_made_by_legacy)."""
+        chain = finish_of(self.d, self.tenant, kind, op, key, amounts, hold)
         statuses = yield from self._send_chain_flow(chain)
         if _made_by_legacy(_kind_of(self.d, kind), statuses):
-            again = finish(_as_legacy(self.d), self.tenant, kind, op, key, amounts)
+            again = finish_of(_as_legacy(self.d), self.tenant, kind, op, key, amounts, hold)
             return read(again, (yield from self._send_chain_flow(again)))
         return read(chain, statuses)
 
@@ -2415,35 +2477,35 @@ class _TbFlows:
 
     def _legacy_chain(self, c: TbCall, sent: list[ChainEvent]) -> list[ChainEvent]:
         """The chain of a call of a bulk as an earlier version laid it out;
-        a post's amounts are those its chain sent, one per move."""
+        a post or void ends the events its chain ended, a post with the
+        amounts its chain sent, one per move."""
         d = _as_legacy(self.d)
         if c.op == "do" or c.op == "hold":
             return plan(d, self.tenant, c.kind, c.op, c.values, self._tids).chain
         key = [_text(v) for v in c.values]
+        hold = [HoldEvent(e.transfer.pending_id, e.move) for e in sent]
         if c.op == "void":
-            return finish(d, self.tenant, c.kind, "void", key, [])
+            return finish_of(d, self.tenant, c.kind, "void", key, [], hold)
         amounts = [0] * len(_kind_of(d, c.kind).moves)
         for e in sent:
             amounts[e.move - 1] = e.transfer.amount
-        return finish(d, self.tenant, c.kind, "post", key, amounts)
+        return finish_of(d, self.tenant, c.kind, "post", key, amounts, hold)
 
     def _finish_of(self, c: TbCall, key: list[str], ids: list[int], found: dict[int, Transfer], out: list[TbAnswer],
                    chains: dict[int, list[ChainEvent]], reads: dict[int, str], i: int) -> None:
         """The chain of a post or void of a bulk from the holds looked up,
         as _post_flow and _void_flow build it, or its answer when it needs none."""
         t = _kind_of(self.d, c.kind)
-        mine = [found[x] for x in ids if x in found]
-        if any(not _tagged(t, tr.user_data_64) for tr in mine):
+        h = hold_of(self.d, self.tenant, c.kind, ids, found, self._tids.sinks)
+        if h == "other":
             out[i] = refused("key_conflict")
             return
-        if not mine:
+        if h is None:
             out[i] = refused("no_such_hold")
             return
-        if len(mine) != len(ids):
-            raise ChoboError("CHOBO_UNEXPECTED", f"{len(mine)} of the {len(ids)} moves of a hold were found")
-        held = [tr.amount for tr in mine]
+        hold, held = h
         if c.op == "void":
-            chains[i], reads[i] = finish(self.d, self.tenant, c.kind, "void", key, []), "result"
+            chains[i], reads[i] = finish_of(self.d, self.tenant, c.kind, "void", key, [], hold), "result"
             return
         want = held
         if c.amounts is not None:
@@ -2453,7 +2515,7 @@ class _TbFlows:
             chains[i] = status_chain(self.d, self.tenant, c.kind, key, _tb_random_id(), _tb_random_id())
             reads[i] = "over_hold"
             return
-        chains[i], reads[i] = finish(self.d, self.tenant, c.kind, "post", key, want), "result"
+        chains[i], reads[i] = finish_of(self.d, self.tenant, c.kind, "post", key, want, hold), "result"
 
     def _recorded(self, req: Request) -> None:
         if self._on_request is not None:
@@ -2843,23 +2905,39 @@ class _TbHistory(_TbFlows):
                 vals.append(check_text(where, t.params[p].name, v))
         check_size(where, self.tenant, vals)
         kv = tuple(_text(v) for v in vals)
-        layout = _layout(d, t)
-        want: list[tuple[EntryOp, int, int]] = []
+        # Every id the call can have written, whatever layout the version that
+        # wrote it had: a do's or hold's every place (_REACH a move), a post's
+        # or void's every event (one fewer a move: no probe's void). The
+        # records found tell the moves.
         ops: tuple[EntryOp, ...] = ("hold", "post", "void") if t.pending else ("do",)
+        places: dict[EntryOp, list[int]] = {}
         for op in ops:
-            n = 0
-            for pos, s in enumerate(layout):
-                if op in ("post", "void"):
-                    if s.role in ("lower_probe", "lower_probe_void", "key_guard"):
-                        continue
-                    pos, n = n, n + 1
-                if s.role == "move":
-                    want.append((op, s.move, transfer_id(d.book, self.tenant, t.name, op, kv, pos)))
+            n = (_REACH - 1 if op in ("post", "void") else _REACH) * len(t.moves)
+            places[op] = [transfer_id(d.book, self.tenant, t.name, op, kv, pos) for pos in range(n)]
+        every = [x for op in ops for x in places[op]]
         by_id: dict[int, Transfer] = {}
-        for i in range(0, len(want), MAX_EVENTS):
-            ans = yield Request("lookup_transfers", ids=tuple(w[2] for w in want[i : i + MAX_EVENTS]))
+        for i in range(0, len(every), MAX_EVENTS):
+            ans = yield Request("lookup_transfers", ids=tuple(every[i : i + MAX_EVENTS]))
             for r in ans.transfers:
                 by_id[r.id] = r
+        sinks = set(self._tids.sinks)
+        code = _fixed_of(d).transfer_codes[kind]
+        want: list[tuple[EntryOp, int, int]] = []
+        move_of: dict[int, int] = {}  # the do's or hold's moves, by id
+        for x in places[ops[0]]:
+            f = by_id.get(x)
+            # A move names no sink (see hold_of); a netting has the sink's
+            # code, a probe's void ends the probe.
+            if (f is None or f.code != code or f.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)
+                    or f.debit_account_id in sinks or f.credit_account_id in sinks or len(move_of) == len(t.moves)):
+                continue
+            move_of[x] = len(move_of) + 1
+            want.append((ops[0], move_of[x], x))
+        for op in ops[1:]:
+            for x in places[op]:
+                f = by_id.get(x)
+                if f is not None and f.pending_id in move_of:
+                    want.append((op, move_of[f.pending_id], x))
         held: dict[int, Transfer] = {}  # the hold's record, by move
         ended: set[int] = set()
         moves: list[_TbEntry] = []  # one per record: the out side; the in side follows
@@ -2943,6 +3021,7 @@ class _TbHistory(_TbFlows):
         last = max((r.timestamp for r in records), default=0)
         found: list[tuple[int, OpenHold]] = []
         heads: list[_TbEntry] = []
+        sinks = set(self._tids.sinks)
         for c, r in firsts.items():
             k = dec.by_code[r.code]
             t = d.transfers[k]
@@ -2950,8 +3029,7 @@ class _TbHistory(_TbFlows):
                 continue
             ans = yield Request("query_transfers", filter=QueryFilter(user_data_128=c, code=r.code, limit=MAX_EVENTS + 1))
             chain = ans.transfers
-            layout = _layout(d, t)
-            if not chain or not chain[0].flags & TRANSFER_PENDING or len(chain) > len(layout):
+            if not chain or not chain[0].flags & TRANSFER_PENDING or len(chain) > _REACH * len(t.moves):
                 continue  # not a hold's chain: the voids of a kind share one hash
             frm = yield from dec.account_kind_flow(chain[0].debit_account_id)
             if frm < 0:
@@ -2962,13 +3040,17 @@ class _TbHistory(_TbFlows):
                     return args
                 return () if d.accounts[a].params == 0 else None
 
+            # The moves are the chain's pending records that name no sink, in
+            # order, whatever layout the version that made the hold had (see
+            # hold_of): a probe and the floor and room events name the sink.
             moves: list[HoldMove] = []
-            for pos, s in enumerate(layout):
-                if s.role != "move" or pos >= len(chain):
+            for rec in chain:
+                if (not rec.flags & TRANSFER_PENDING or rec.debit_account_id in sinks
+                        or rec.credit_account_id in sinks or len(moves) == len(t.moves)):
                     continue
-                rec, mv = chain[pos], t.moves[s.move - 1]
+                mv = t.moves[len(moves)]
                 moves.append(HoldMove(
-                    move=s.move, from_=d.accounts[mv.from_.account].name, to=d.accounts[mv.to.account].name,
+                    move=len(moves) + 1, from_=d.accounts[mv.from_.account].name, to=d.accounts[mv.to.account].name,
                     from_args=side(rec.debit_account_id, mv.from_.account),
                     to_args=side(rec.credit_account_id, mv.to.account), amount=_tb_fit(rec),
                 ))

@@ -1598,45 +1598,126 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
   return p;
 }
 
-/** lookups are the ids of a hold's moves, in order: what post and void read first. */
+/**
+ * REACH is how many places of a hold's chain one move can take under any
+ * layout: the move, a probe and its void, a room_give, a room_take and a
+ * floor_give (a floor_take needs a lower bound below zero, which never
+ * comes with a probe: a lower bound cannot cross zero between versions).
+ */
+const REACH = 6;
+
+/**
+ * lookups are the ids of every place a hold of the kind can have put an
+ * event at, under this layout or another one a version of the book lays
+ * its chain out by: what post and void read first. A deploy that adds or
+ * removes a floor, room or probe on an account a hold moves through moves
+ * the hold's later events to other places, and the hold made before it is
+ * ended after it by what is found (holdOf), in one lookup as before.
+ */
 export function lookups(d: Def, tenant: string, kind: number, key: readonly string[]): bigint[] {
   const t = kindOf(d, kind);
   const out: bigint[] = [];
-  layout(d, t).forEach((s, pos) => {
-    if (s.role === "move") {
-      out.push(transferId(d.book, tenant, t.name, "hold", key, pos));
-    }
-  });
+  for (let pos = 0; pos < REACH * t.moves.length; pos++) {
+    out.push(transferId(d.book, tenant, t.name, "hold", key, pos));
+  }
   return out;
 }
 
+/** HoldEvent is an event of a hold that a post or void ends, and its move (from 1). */
+export interface HoldEvent {
+  id: bigint;
+  move: number;
+}
+
 /**
- * finish lays out the chain that posts or voids a hold: one event per
- * pending event of the hold (the probes were voided already), in the
- * hold's order. amounts are what each move posts; a void sends none.
+ * holdOf reads a hold of the kind from what the lookup of its lookups ids
+ * found: the events a post or void ends, in the order of its chain, and
+ * what each move holds; null when there is no hold, "other" when an event
+ * was made under another definition of the kind. It goes by the records,
+ * not by this version's layout: only pending events are ended (nettings
+ * and a probe's void are not pending); a probe is voided by the event
+ * after it and left out; every other event belongs to the move before it,
+ * a move's accounts being the book's and its satellites' a floor or room
+ * and the sink, so a found event that names no sink starts the next move.
+ */
+export function holdOf(d: Def, tenant: string, kind: number, ids: readonly bigint[],
+  found: ReadonlyMap<bigint, TigerBeetleTransfer>, sinks?: readonly bigint[]): { hold: HoldEvent[]; amounts: bigint[] } | null | "other" {
+  const t = kindOf(d, kind);
+  const sink = new Set(sinks ?? d.units.map((u) => sinkId(d.book, tenant, u.name)));
+  const hold: HoldEvent[] = [];
+  const amounts: bigint[] = [];
+  for (let pos = 0; pos < ids.length; pos++) {
+    const e = found.get(ids[pos]!);
+    if (e === undefined) {
+      continue;
+    }
+    if (!tagged(t, e.user_data_64)) {
+      return "other";
+    }
+    if ((e.flags & TRANSFER_PENDING) === 0) {
+      continue;
+    }
+    const next = pos + 1 < ids.length ? found.get(ids[pos + 1]!) : undefined;
+    if (next !== undefined && (next.flags & TRANSFER_VOID_PENDING) !== 0 && next.pending_id === e.id) {
+      continue; // a probe
+    }
+    if (!sink.has(e.debit_account_id) && !sink.has(e.credit_account_id)) {
+      amounts.push(e.amount);
+    } else if (amounts.length === 0) {
+      throw new ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold found an event of no move");
+    }
+    hold.push({ id: e.id, move: amounts.length });
+  }
+  if (amounts.length === 0) {
+    return null;
+  }
+  if (amounts.length !== t.moves.length) {
+    throw new ChoboError("CHOBO_UNEXPECTED", `${amounts.length} of the ${t.moves.length} moves of a hold were found`);
+  }
+  return { hold, amounts };
+}
+
+/**
+ * finish lays out the chain that posts or voids a hold this version laid
+ * out: one event per pending event of the hold (the probes were voided
+ * already), in the hold's order. amounts are what each move posts; a
+ * void sends none.
  */
 export function finish(d: Def, tenant: string, kind: number, op: "post" | "void", key: readonly string[], amounts: readonly bigint[]): ChainEvent[] {
+  const t = kindOf(d, kind);
+  const hold: HoldEvent[] = [];
+  layout(d, t).forEach((s, pos) => {
+    if (s.role !== "lower_probe" && s.role !== "lower_probe_void" && s.role !== "key_guard") {
+      hold.push({ id: transferId(d.book, tenant, t.name, "hold", key, pos), move: s.move });
+    }
+  });
+  return finishOf(d, tenant, kind, op, key, amounts, hold);
+}
+
+/**
+ * finishOf lays out the chain that posts or voids the hold whose events
+ * holdOf read, whatever layout made it: one event per held event, in
+ * order, with its move's amount. The ids count the chain's own events, as
+ * for every layout, so a post or void sent before a deploy and again
+ * after it sends the same chain.
+ */
+export function finishOf(d: Def, tenant: string, kind: number, op: "post" | "void", key: readonly string[],
+  amounts: readonly bigint[], hold: readonly HoldEvent[]): ChainEvent[] {
   const t = kindOf(d, kind);
   if (!t.pending) {
     throw new ChoboError("CHOBO_UNEXPECTED", `${t.name} has no operation ${op}`);
   }
   const post = op === "post";
   const user = contentId(d.book, tenant, t.name, op, t.definition, post ? postContent(amounts) : "");
-  const chain: ChainEvent[] = [];
-  layout(d, t).forEach((s, pos) => {
-    if (s.role === "lower_probe" || s.role === "lower_probe_void" || s.role === "key_guard") {
-      return;
-    }
-    chain.push({
-      role: op, move: s.move, reason: "",
-      transfer: transfer({
-        id: transferId(d.book, tenant, t.name, op, key, chain.length),
-        pending_id: transferId(d.book, tenant, t.name, "hold", key, pos),
-        amount: post ? amounts[s.move - 1]! : 0n, user_data_128: user,
-        flags: post ? TRANSFER_POST_PENDING : TRANSFER_VOID_PENDING,
-      }),
-    });
-  });
+  const chain: ChainEvent[] = hold.map((h, i) => ({
+    role: op, move: h.move, reason: "",
+    transfer: transfer({
+      id: transferId(d.book, tenant, t.name, op, key, i),
+      pending_id: h.id,
+      amount: post ? amounts[h.move - 1]! : 0n, user_data_128: user,
+      flags: post ? TRANSFER_POST_PENDING : TRANSFER_VOID_PENDING,
+    }),
+  }));
   link(chain);
   return chain;
 }
@@ -1996,12 +2077,11 @@ export class TigerBeetleBook {
   }
 
   /**
-   * held reads what a hold holds, one amount per move; null when there is
-   * no hold, "other" when it was made under another definition of its
-   * kind (an event tagged with another definition; an untagged one was
-   * made by a client that did not tag holds, and is taken as it is).
+   * held reads a hold: the events a post or void ends and what each move
+   * holds (holdOf); null when there is no hold, "other" when it was made
+   * under another definition of its kind.
    */
-  async #held(kind: number, key: readonly string[]): Promise<bigint[] | null | "other"> {
+  async #held(kind: number, key: readonly string[]): Promise<{ hold: HoldEvent[]; amounts: bigint[] } | null | "other"> {
     const ids = lookups(this.def, this.tenant, kind, key);
     const found = new Map<bigint, TigerBeetleTransfer>();
     for (let i = 0; i < ids.length; i += MAX_EVENTS) {
@@ -2013,21 +2093,7 @@ export class TigerBeetleBook {
         found.set(t.id, t);
       }
     }
-    const k = kindOf(this.def, kind);
-    if ([...found.values()].some((t) => !tagged(k, t.user_data_64))) {
-      return "other";
-    }
-    const out = ids.flatMap((id) => {
-      const t = found.get(id);
-      return t === undefined ? [] : [t.amount];
-    });
-    if (out.length === 0) {
-      return null;
-    }
-    if (out.length !== ids.length) {
-      throw new ChoboError("CHOBO_UNEXPECTED", `${out.length} of the ${ids.length} moves of a hold were found`);
-    }
-    return out;
+    return holdOf(this.def, this.tenant, kind, ids, found, this.#tids.sinks);
   }
 
   /**
@@ -2038,13 +2104,14 @@ export class TigerBeetleBook {
     checkSize(`${kindOf(this.def, kind).name}.post`, this.tenant, keyVals);
     const t = kindOf(this.def, kind);
     const key = keyVals.map(text);
-    const held = await this.#held(kind, key);
-    if (held === null) {
+    const h = await this.#held(kind, key);
+    if (h === null) {
       return refused("no_such_hold" as R);
     }
-    if (held === "other") {
+    if (h === "other") {
       return refused("key_conflict" as R);
     }
+    const held = h.amounts;
     let want = held;
     if (amounts !== null) {
       const byParam = new Map<number, bigint>(t.postAmounts.map((p, i) => [p, amounts[i]!]));
@@ -2055,29 +2122,30 @@ export class TigerBeetleBook {
       // reference interpreter the state first: answer from the state.
       return overHold<R>(await this.#status(kind, key));
     }
-    return this.#finish<R>(kind, "post", key, want);
+    return this.#finish<R>(kind, "post", key, want, h.hold);
   }
 
   /** void voids a hold named by its key's values in key order. */
   async void<R extends string>(kind: number, keyVals: readonly Value[]): Promise<ResultOf<R>> {
     checkSize(`${kindOf(this.def, kind).name}.void`, this.tenant, keyVals);
     const key = keyVals.map(text);
-    const held = await this.#held(kind, key);
-    if (held === null) {
+    const h = await this.#held(kind, key);
+    if (h === null) {
       return refused("no_such_hold" as R);
     }
-    if (held === "other") {
+    if (h === "other") {
       return refused("key_conflict" as R);
     }
-    return this.#finish<R>(kind, "void", key, []);
+    return this.#finish<R>(kind, "void", key, [], h.hold);
   }
 
   /** finish sends a post or void and reads its answer, as an earlier version sent it when one made it. */
-  async #finish<R extends string>(kind: number, op: "post" | "void", key: readonly string[], amounts: readonly bigint[]): Promise<ResultOf<R>> {
-    const chain = finish(this.def, this.tenant, kind, op, key, amounts);
+  async #finish<R extends string>(kind: number, op: "post" | "void", key: readonly string[], amounts: readonly bigint[],
+    hold: readonly HoldEvent[]): Promise<ResultOf<R>> {
+    const chain = finishOf(this.def, this.tenant, kind, op, key, amounts, hold);
     const st = await this.#sendChain(chain);
     if (madeByLegacy(kindOf(this.def, kind), st)) {
-      const again = finish(asLegacy(this.def), this.tenant, kind, op, key, amounts);
+      const again = finishOf(asLegacy(this.def), this.tenant, kind, op, key, amounts, hold);
       return read<R>(again, await this.#sendChain(again));
     }
     return read<R>(chain, st);
@@ -2195,23 +2263,21 @@ export class TigerBeetleBook {
       try {
         const c = calls[f.i]!;
         const t = kindOf(this.def, c.kind);
-        const mine = f.ids.flatMap((id) => found.get(id) ?? []);
-        if (mine.some((tr) => !tagged(t, tr.user_data_64))) {
+        const h = holdOf(this.def, this.tenant, c.kind, f.ids, found, this.#tids.sinks);
+        if (h === "other") {
           out[f.i] = refused("key_conflict" as R);
           continue;
         }
-        if (mine.length === 0) {
+        if (h === null) {
           out[f.i] = refused("no_such_hold" as R);
           continue;
         }
-        if (mine.length !== f.ids.length) {
-          throw new ChoboError("CHOBO_UNEXPECTED", `${mine.length} of the ${f.ids.length} moves of a hold were found`);
-        }
-        const held = mine.map((tr) => tr.amount);
+        const held = h.amounts;
+        const hold = h.hold;
         if (c.op === "void") {
-          chains.set(f.i, finish(this.def, this.tenant, c.kind, "void", f.key, []));
+          chains.set(f.i, finishOf(this.def, this.tenant, c.kind, "void", f.key, [], hold));
           reads.set(f.i, "result");
-          layouts.set(f.i, (d) => finish(d, this.tenant, c.kind, "void", f.key, []));
+          layouts.set(f.i, (d) => finishOf(d, this.tenant, c.kind, "void", f.key, [], hold));
           continue;
         }
         let want = held;
@@ -2224,10 +2290,10 @@ export class TigerBeetleBook {
           reads.set(f.i, "over_hold");
           continue;
         }
-        chains.set(f.i, finish(this.def, this.tenant, c.kind, "post", f.key, want));
+        chains.set(f.i, finishOf(this.def, this.tenant, c.kind, "post", f.key, want, hold));
         reads.set(f.i, "result");
         const posted = want;
-        layouts.set(f.i, (d) => finish(d, this.tenant, c.kind, "post", f.key, posted));
+        layouts.set(f.i, (d) => finishOf(d, this.tenant, c.kind, "post", f.key, posted, hold));
       } catch (err) {
         out[f.i] = asError(err);
       }
@@ -2583,28 +2649,52 @@ export class TigerBeetleBook {
     }
     checkSize(where, this.tenant, key);
     const d = this.def;
-    const want: { op: EntryOp; move: number; id: bigint }[] = [];
-    for (const op of (t.pending ? ["hold", "post", "void"] : ["do"]) as EntryOp[]) {
-      let n = 0;
-      layout(d, t).forEach((s, at) => {
-        let pos = at;
-        if (op === "post" || op === "void") {
-          if (s.role === "lower_probe" || s.role === "lower_probe_void" || s.role === "key_guard") {
-            return;
-          }
-          pos = n++;
-        }
-        if (s.role === "move") {
-          want.push({ op, move: s.move, id: transferId(d.book, this.tenant, t.name, op, key, pos) });
-        }
-      });
+    // Every id the call can have written, whatever layout the version that
+    // wrote it had: a do's or hold's every place (REACH a move), a post's
+    // or void's every event (one fewer a move: no probe's void). The
+    // records found tell the moves.
+    const ops = (t.pending ? ["hold", "post", "void"] : ["do"]) as EntryOp[];
+    const places = new Map<EntryOp, bigint[]>();
+    const ids: bigint[] = [];
+    for (const op of ops) {
+      const n = (op === "post" || op === "void" ? REACH - 1 : REACH) * t.moves.length;
+      const list: bigint[] = [];
+      for (let pos = 0; pos < n; pos++) {
+        list.push(transferId(d.book, this.tenant, t.name, op, key, pos));
+      }
+      places.set(op, list);
+      ids.push(...list);
     }
     const byId = new Map<bigint, TigerBeetleTransfer>();
-    for (let start = 0; start < want.length; start += MAX_EVENTS) {
-      const batch = want.slice(start, start + MAX_EVENTS).map((w) => w.id);
+    for (let start = 0; start < ids.length; start += MAX_EVENTS) {
+      const batch = ids.slice(start, start + MAX_EVENTS);
       const found = await withTimeout(this.#client.lookupTransfers(batch), this.#timeoutMs, "TigerBeetle lookup_transfers");
       for (const r of found) {
         byId.set(r.id, r);
+      }
+    }
+    const sinks = new Set(this.#tids.sinks);
+    const code = fixedOf(d).transferCodes[kind]!;
+    const want: { op: EntryOp; move: number; id: bigint }[] = [];
+    const moveOf = new Map<bigint, number>(); // the do's or hold's moves, by id
+    for (const id of places.get(ops[0]!)!) {
+      const r = byId.get(id);
+      // A move names no sink (see holdOf); a netting has the sink's code,
+      // a probe's void ends the probe.
+      if (r === undefined || r.code !== code || (r.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)) !== 0 ||
+        sinks.has(r.debit_account_id) || sinks.has(r.credit_account_id) || moveOf.size === t.moves.length) {
+        continue;
+      }
+      moveOf.set(id, moveOf.size + 1);
+      want.push({ op: ops[0]!, move: moveOf.get(id)!, id });
+    }
+    for (const op of ops.slice(1)) {
+      for (const id of places.get(op)!) {
+        const r = byId.get(id);
+        const move = r === undefined ? undefined : moveOf.get(r.pending_id);
+        if (move !== undefined) {
+          want.push({ op, move, id });
+        }
       }
     }
     const held = new Map<number, TigerBeetleTransfer>(); // the hold's record, by move
@@ -2740,6 +2830,7 @@ export class TigerBeetleBook {
     }
     const found: OpenHold[] = [];
     const heads: { id: bigint; kind: number; account: number }[] = [];
+    const sinks = new Set(this.#tids.sinks);
     for (const c of calls) {
       const r = firsts.get(c)!;
       const k = dec.byCode.get(r.code)!;
@@ -2748,8 +2839,7 @@ export class TigerBeetleBook {
         continue;
       }
       const chain = await h.query(queryFilter({ user_data_128: c, code: r.code, limit: MAX_EVENTS + 1 }));
-      const lay = layout(d, t);
-      if (chain.length === 0 || (chain[0]!.flags & TRANSFER_PENDING) === 0 || chain.length > lay.length) {
+      if (chain.length === 0 || (chain[0]!.flags & TRANSFER_PENDING) === 0 || chain.length > REACH * t.moves.length) {
         continue; // not a hold's chain: the voids of a kind share one hash
       }
       const from = await dec.accountKind(chain[0]!.debit_account_id);
@@ -2766,18 +2856,22 @@ export class TigerBeetleBook {
         }
         return d.accounts[a]!.params === 0 ? [] : null;
       };
-      lay.forEach((s, pos) => {
-        if (s.role !== "move" || pos >= chain.length) {
-          return;
+      // The moves are the chain's pending records that name no sink, in
+      // order, whatever layout the version that made the hold had (see
+      // holdOf): a probe and the floor and room events name the sink.
+      let n = 0;
+      for (const rec of chain) {
+        if ((rec.flags & TRANSFER_PENDING) === 0 || sinks.has(rec.debit_account_id) || sinks.has(rec.credit_account_id) || n === t.moves.length) {
+          continue;
         }
-        const rec = chain[pos]!;
-        const mv = t.moves[s.move - 1]!;
+        n++;
+        const mv = t.moves[n - 1]!;
         const m: HoldMove = {
-          move: s.move, from: d.accounts[mv.from.account]!.name, fromArgs: valuesOf(rec.debit_account_id, mv.from.account),
+          move: n, from: d.accounts[mv.from.account]!.name, fromArgs: valuesOf(rec.debit_account_id, mv.from.account),
           to: d.accounts[mv.to.account]!.name, toArgs: valuesOf(rec.credit_account_id, mv.to.account), amount: fit(rec.amount),
         };
         hold.moves.push(m);
-      });
+      }
       found.push(hold);
       heads.push({ id: chain[0]!.id, kind: k, account: from });
     }
