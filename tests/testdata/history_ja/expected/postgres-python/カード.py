@@ -1560,7 +1560,7 @@ def _pg_send_flow(
     n = 0
     lost_tries = 0
     lost_once = False
-    until = time.monotonic() + resend_for if resend_for > 0 else 0.0
+    until = _pg_now() + resend_for if resend_for > 0 else 0.0
     while True:
         err: Exception
         try:
@@ -1581,7 +1581,7 @@ def _pg_send_flow(
         if lost is not None:
             unknown = isinstance(lost, ChoboError) and lost.code == "CHOBO_OUTCOME_UNKNOWN"
             lost_once = lost_once or unknown
-            if until == 0.0 or time.monotonic() >= until:
+            if until == 0.0 or _pg_now() >= until:
                 if lost_once and not unknown:
                     # An earlier sending may have been applied.
                     unknown_err = ChoboError("CHOBO_OUTCOME_UNKNOWN", f"{where}: {_PG_LOST}: {lost}")
@@ -1591,6 +1591,10 @@ def _pg_send_flow(
             _pg_count_resend("CHOBO_OUTCOME_UNKNOWN" if unknown else "CHOBO_NOT_SENT")
             yield _PgPause(random.random() * backoff(lost_tries) / 1000)
             lost_tries += 1
+            # A sending again counts among the attempts, as in the Go and
+            # TypeScript runtimes: MAX_ATTEMPTS bounds every sending of
+            # the call, not only those after a failure to serialize.
+            n += 1
             continue
         if first is None:
             first = err
@@ -1598,6 +1602,12 @@ def _pg_send_flow(
         if code == IN_FAILED_TRANSACTION:
             raise _pg_classify(where, first)
         if not retryable(code) or n + 1 >= MAX_ATTEMPTS:
+            if lost_once:
+                # An earlier sending was out when its connection broke, and
+                # may have been applied: this error does not say it was not.
+                unknown_err = ChoboError("CHOBO_OUTCOME_UNKNOWN", f"{where}: {_PG_LOST}: {err}")
+                unknown_err.__cause__ = err
+                raise unknown_err
             raise _pg_classify(where, err)
         _pg_count_retry(code)
         yield _PgPause(random.random() * backoff(n) / 1000)
@@ -1870,6 +1880,11 @@ def _pg_kinds(where: str, h: PgHistory, kinds: Sequence[str]) -> list[str] | Non
         if k not in h.transfers:
             raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the book has no transfer kind {k!r}")
     return list(kinds) if kinds else None
+
+
+def _pg_now() -> float:
+    """The clock a resending's end is read from; the tests replace it."""
+    return time.monotonic()
 
 
 def _pg_pause(seconds: float) -> None:
