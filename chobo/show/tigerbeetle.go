@@ -139,6 +139,21 @@ func values(t *book.Transfer, c interp.Call) chobotb.Values {
 	return vals
 }
 
+// checkTexts says why a client refuses the call's texts (and tenant)
+// before it sends anything, if it does.
+func checkTexts(t *book.Transfer, c interp.Call, tenant string) error {
+	var texts []string
+	for _, p := range t.Params {
+		if v, ok := c.Strings[p.Name]; ok {
+			if err := chobo.CheckText(p.Name, v); err != nil {
+				return err
+			}
+			texts = append(texts, v)
+		}
+	}
+	return chobo.CheckSize(tenant, texts...)
+}
+
 func tbCall(d *chobotb.Def, st *interp.State, made map[ids.ID]bool, sc *scenario.Call, tenant string) (TBStep, error) {
 	c := sc.Call
 	t := c.Transfer
@@ -147,17 +162,7 @@ func tbCall(d *chobotb.Def, st *interp.State, made map[ids.ID]bool, sc *scenario
 		s.Unsent = sc.Bad
 		return s, nil
 	}
-	var texts []string
-	for _, p := range t.Params {
-		if v, ok := c.Strings[p.Name]; ok {
-			if err := chobo.CheckText(p.Name, v); err != nil {
-				s.Unsent = err.Error()
-				return s, nil
-			}
-			texts = append(texts, v)
-		}
-	}
-	if err := chobo.CheckSize(tenant, texts...); err != nil {
+	if err := checkTexts(t, c, tenant); err != nil {
 		s.Unsent = err.Error()
 		return s, nil
 	}

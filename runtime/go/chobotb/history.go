@@ -347,18 +347,7 @@ func (b *Book) accountEntries(ctx context.Context, hc HistoryClient, account int
 				return nil, fmt.Errorf("chobotb: record %s ends a hold %s the account does not show", r.ID.Hex(), r.PendingID.Hex())
 			}
 			ended[r.PendingID] = true
-			e.kind, e.move = h.kind, h.move
-			e.op = "void"
-			if r.Flags&TransferPostPending != 0 {
-				e.op, e.posted = "post", amount
-			}
-			held := h.heldOut + h.heldIn
-			if e.out {
-				e.posted, e.heldOut = -e.posted, -held
-			} else {
-				e.heldIn = -held
-			}
-			out = append(out, e)
+			out = append(out, ending(e, h, r, amount))
 			continue
 		}
 		kind, move, err := dec.move(ctx, r, e.out, account)
@@ -387,15 +376,49 @@ func (b *Book) accountEntries(ctx context.Context, hc HistoryClient, account int
 			out = append(out, e)
 		}
 	}
-	// Expiries: a move of a hold that no record ended and that TigerBeetle
-	// finds expired. A deadline at or before the account's last record
-	// has passed on TigerBeetle's clock; a later one is asked of it, with
-	// a status chain that writes nothing.
 	var last uint64
 	if len(records) > 0 {
 		last = records[len(records)-1].Timestamp
 	}
-	var ask []entry
+	exps, err := b.expiries(ctx, open, ended, last)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, exps...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].before(&out[j]) })
+	var bal chobo.Balance
+	for i := range out {
+		bal.Posted += out[i].posted
+		bal.HeldOut += out[i].heldOut
+		bal.HeldIn += out[i].heldIn
+		out[i].after = bal
+	}
+	return out, nil
+}
+
+// ending is the entry e of the record r that posts (amount) or voids the
+// hold whose entry on the same account is h.
+func ending(e, h entry, r Transfer, amount int64) entry {
+	e.kind, e.move = h.kind, h.move
+	e.op = "void"
+	if r.Flags&TransferPostPending != 0 {
+		e.op, e.posted = "post", amount
+	}
+	held := h.heldOut + h.heldIn
+	if e.out {
+		e.posted, e.heldOut = -e.posted, -held
+	} else {
+		e.heldIn = -held
+	}
+	return e
+}
+
+// expiries are the entries of the moves of open holds that no record
+// ended and that TigerBeetle finds expired. A deadline at or before the
+// account's last record (last) has passed on TigerBeetle's clock; a later
+// one is asked of it, with a status chain that writes nothing.
+func (b *Book) expiries(ctx context.Context, open []entry, ended map[ids.ID]bool, last uint64) ([]entry, error) {
+	var out, ask []entry
 	for _, h := range open {
 		switch {
 		case ended[h.id]:
@@ -413,14 +436,6 @@ func (b *Book) accountEntries(ctx context.Context, hc HistoryClient, account int
 		if expired[i] {
 			out = append(out, expiry(h))
 		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].before(&out[j]) })
-	var bal chobo.Balance
-	for i := range out {
-		bal.Posted += out[i].posted
-		bal.HeldOut += out[i].heldOut
-		bal.HeldIn += out[i].heldIn
-		out[i].after = bal
 	}
 	return out, nil
 }
@@ -678,20 +693,45 @@ func (b *Book) CallEntries(ctx context.Context, kind int, key Values) ([]chobo.E
 		return nil, err
 	}
 	kv := keyText(key)
-	d := b.def
-	type slotID struct {
-		op   string
-		move int
-		id   ids.ID
-	}
-	// Every id the call can have written, whatever layout the version
-	// that wrote it had: a do's or hold's every place (reach a move), a
-	// post's or void's every event (one fewer a move: no probe's void).
-	// The records found tell the moves (holdMoves).
 	ops := []string{"do"}
 	if t.Pending {
 		ops = []string{"hold", "post", "void"}
 	}
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	places, byID, err := b.callRecords(ctx, t, kv, ops)
+	if err != nil {
+		return nil, err
+	}
+	moves, held, ended, err := callMoves(kind, b.callSlots(kind, t, ops, places, byID), byID)
+	if err != nil {
+		return nil, err
+	}
+	if t.Pending && t.Timeout > 0 && len(held) > 0 && len(ended) == 0 {
+		exps, err := b.callExpiries(ctx, t, moves)
+		if err != nil {
+			return nil, err
+		}
+		moves = append(moves, exps...)
+	}
+	sort.SliceStable(moves, func(i, j int) bool { return moves[i].before(&moves[j]) })
+	return b.bothSides(t, kv, moves), nil
+}
+
+// callSlot is one id a call may have written: by which operation, for
+// which move.
+type callSlot struct {
+	op   string
+	move int
+	id   ids.ID
+}
+
+// callRecords looks up every id the call of t with the key kv can have
+// written, whatever layout the version that wrote it had: a do's or
+// hold's every place (reach a move), a post's or void's every event (one
+// fewer a move: no probe's void). It gives the ids by operation and the
+// records found.
+func (b *Book) callRecords(ctx context.Context, t *TransferKind, kv []string, ops []string) (map[string][]ids.ID, map[ids.ID]Transfer, error) {
 	places := map[string][]ids.ID{}
 	var idList []ids.ID
 	for _, op := range ops {
@@ -700,52 +740,61 @@ func (b *Book) CallEntries(ctx context.Context, kind int, key Values) ([]chobo.E
 			n = (reach - 1) * len(t.Moves)
 		}
 		for pos := range n {
-			id := ids.Transfer(d.Book, b.tenant, t.Name, op, kv, pos)
+			id := ids.Transfer(b.def.Book, b.tenant, t.Name, op, kv, pos)
 			places[op] = append(places[op], id)
 			idList = append(idList, id)
 		}
 	}
-	ctx, cancel := bounded(ctx)
-	defer cancel()
 	// A reply holds as many records as a request holds events.
 	byID := map[ids.ID]Transfer{}
 	for start := 0; start < len(idList); start += MaxEvents {
 		found, err := b.c.LookupTransfers(ctx, idList[start:min(start+MaxEvents, len(idList))])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, r := range found {
 			byID[r.ID] = r
 		}
 	}
+	return places, byID, nil
+}
+
+// callSlots are the records of the call found, in order, each with its
+// move: the do's or hold's moves are the records that name no sink (see
+// HoldOf); a netting has the sink's code, a probe's void ends the probe;
+// a post or void names the move it ends.
+func (b *Book) callSlots(kind int, t *TransferKind, ops []string, places map[string][]ids.ID, byID map[ids.ID]Transfer) []callSlot {
 	sinks := map[ids.ID]bool{}
-	for u := range d.Units {
+	for u := range b.def.Units {
 		sinks[b.tids.sink(u)] = true
 	}
-	code := d.ids().transferCodes[kind]
-	var want []slotID
+	code := b.def.ids().transferCodes[kind]
+	var want []callSlot
 	moveOf := map[ids.ID]int{} // the do's or hold's moves, by id
 	for _, id := range places[ops[0]] {
 		r, ok := byID[id]
-		// A move names no sink (see HoldOf); a netting has the sink's
-		// code, a probe's void ends the probe.
 		if !ok || r.Code != code || r.Flags&(TransferPostPending|TransferVoidPending) != 0 ||
 			sinks[r.DebitAccountID] || sinks[r.CreditAccountID] || len(moveOf) == len(t.Moves) {
 			continue
 		}
 		moveOf[id] = len(moveOf) + 1
-		want = append(want, slotID{ops[0], moveOf[id], id})
+		want = append(want, callSlot{ops[0], moveOf[id], id})
 	}
 	for _, op := range ops[1:] {
 		for _, id := range places[op] {
 			if r, ok := byID[id]; ok && moveOf[r.PendingID] > 0 {
-				want = append(want, slotID{op, moveOf[r.PendingID], id})
+				want = append(want, callSlot{op, moveOf[r.PendingID], id})
 			}
 		}
 	}
-	held := map[int]Transfer{} // the hold's record, by move
-	ended := map[int]bool{}
-	var moves []entry // one per record: the out side; the in side follows
+	return want
+}
+
+// callMoves is one entry per record of the call (its out side; the in
+// side follows from it), with the hold's records by move and the moves
+// a post or void ended.
+func callMoves(kind int, want []callSlot, byID map[ids.ID]Transfer) (moves []entry, held map[int]Transfer, ended map[int]bool, err error) {
+	held, ended = map[int]Transfer{}, map[int]bool{}
 	for _, w := range want {
 		r, ok := byID[w.id]
 		if !ok {
@@ -753,7 +802,7 @@ func (b *Book) CallEntries(ctx context.Context, kind int, key Values) ([]chobo.E
 		}
 		amount, err := fit(r.Amount)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		e := entry{ts: r.Timestamp, id: r.ID, kind: kind, op: w.op, move: w.move, timeout: r.Timeout}
 		switch w.op {
@@ -765,11 +814,11 @@ func (b *Book) CallEntries(ctx context.Context, kind int, key Values) ([]chobo.E
 		default:
 			h, ok := held[w.move]
 			if !ok {
-				return nil, fmt.Errorf("chobotb: record %s ends a hold that is not there", r.ID.Hex())
+				return nil, nil, nil, fmt.Errorf("chobotb: record %s ends a hold that is not there", r.ID.Hex())
 			}
 			ended[w.move] = true
 			if e.heldOut, err = fit(h.Amount); err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
 			if w.op == "post" {
 				e.posted = amount
@@ -777,32 +826,39 @@ func (b *Book) CallEntries(ctx context.Context, kind int, key Values) ([]chobo.E
 		}
 		moves = append(moves, e)
 	}
-	if t.Pending && t.Timeout > 0 && len(held) > 0 && len(ended) == 0 {
-		var hs []entry
-		for _, e := range moves {
-			e.account = t.Moves[e.move-1].From.Account
-			hs = append(hs, e)
-		}
-		exp, err := b.expired(ctx, hs[:1])
-		if err != nil {
-			return nil, err
-		}
-		if exp[0] {
-			for _, h := range hs {
-				// Released as a void releases it, at the deadline.
-				e := h
-				e.hold, e.ts = h.ts, h.ts+uint64(h.timeout)*1e9
-				e.expire, e.op = true, "expire"
-				moves = append(moves, e)
-			}
-		}
+	return moves, held, ended, nil
+}
+
+// callExpiries are the entries of a hold none of whose moves a post or
+// void ended, when TigerBeetle finds it expired: each move released as a
+// void releases it, at the deadline.
+func (b *Book) callExpiries(ctx context.Context, t *TransferKind, moves []entry) ([]entry, error) {
+	var hs []entry
+	for _, e := range moves {
+		e.account = t.Moves[e.move-1].From.Account
+		hs = append(hs, e)
 	}
-	sort.SliceStable(moves, func(i, j int) bool { return moves[i].before(&moves[j]) })
+	exp, err := b.expired(ctx, hs[:1])
+	if err != nil || !exp[0] {
+		return nil, err
+	}
+	var out []entry
+	for _, h := range hs {
+		e := h
+		e.hold, e.ts = h.ts, h.ts+uint64(h.timeout)*1e9
+		e.expire, e.op = true, "expire"
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// bothSides writes each move's entries on both its accounts: the out
+// side, where a do posts away, a hold holds out, an end releases what
+// was held and posts away what it posts; and the in side.
+func (b *Book) bothSides(t *TransferKind, kv []string, moves []entry) []chobo.Entry {
 	out := []chobo.Entry{}
 	for _, m := range moves {
 		mv := t.Moves[m.move-1]
-		// The out side: a do posts away, a hold holds out, an end
-		// releases what was held and posts away what it posts.
 		o, in := m, m
 		o.out, o.account = true, mv.From.Account
 		in.account = mv.To.Account
@@ -825,7 +881,7 @@ func (b *Book) CallEntries(ctx context.Context, kind int, key Values) ([]chobo.E
 			out = append(out, ne)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // OpenHolds lists the holds still held that move from or to the account
@@ -853,62 +909,24 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	codes := d.ids().transferCodes
-	var records []Transfer
-	if account != -1 {
-		records, err = readAll(ctx, hc, AccountFilter{AccountID: id, Debits: true, Credits: true})
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		for k := range d.Transfers {
-			if (kind == -1 || k == kind) && d.Transfers[k].Pending {
-				rs, err := queryAll(ctx, hc, QueryFilter{Code: codes[k]})
-				if err != nil {
-					return nil, err
-				}
-				records = append(records, rs...)
-			}
-		}
-	}
-	// The holds' first events, by the call's content hash, and the moves
-	// a post or void ended.
-	ended := map[ids.ID]bool{}
-	firsts := map[ids.ID]Transfer{}
-	for _, r := range records {
-		if r.Flags&(TransferPostPending|TransferVoidPending) != 0 {
-			ended[r.PendingID] = true
-		}
+	records, err := b.holdRecords(ctx, hc, account, id, kind)
+	if err != nil {
+		return nil, err
 	}
 	dec := newDecoder(b, hc)
-	var calls []ids.ID
-	for _, r := range records {
-		if r.Flags&TransferPending == 0 || ended[r.ID] {
-			continue
-		}
-		k, ok := dec.byCode[r.Code]
-		if !ok || (kind != -1 && k != kind) || !d.Transfers[k].Pending {
-			continue
-		}
-		if f, ok := firsts[r.UserData128]; !ok || r.Timestamp < f.Timestamp {
-			if !ok {
-				calls = append(calls, r.UserData128)
-			}
-			firsts[r.UserData128] = r
-		}
-	}
+	firsts, calls := holdFirsts(d, dec, records, kind)
 	// A hold whose deadline is at or before the last record read has
 	// expired on TigerBeetle's clock: nothing more is asked of it.
 	var last uint64
 	for _, r := range records {
 		last = max(last, r.Timestamp)
 	}
-	var out []chobo.OpenHold
-	var heads []entry
 	sinks := map[ids.ID]bool{}
 	for u := range d.Units {
 		sinks[b.tids.sink(u)] = true
 	}
+	var out []chobo.OpenHold
+	var heads []entry
 	for _, c := range calls {
 		r := firsts[c]
 		k := dec.byCode[r.Code]
@@ -916,55 +934,13 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 		if t.Timeout > 0 && r.Timestamp+uint64(t.Timeout)*1e9 <= last {
 			continue
 		}
-		chain, err := hc.QueryTransfers(ctx, QueryFilter{UserData128: c, Code: r.Code, Limit: MaxEvents + 1})
+		h, head, err := b.openHold(ctx, hc, dec, r, k, sinks, account, id, args)
 		if err != nil {
 			return nil, err
 		}
-		if len(chain) == 0 || chain[0].Flags&TransferPending == 0 || len(chain) > reach*len(t.Moves) {
-			continue // not a hold's chain: the voids of a kind share one hash
+		if h != nil {
+			out, heads = append(out, *h), append(heads, head)
 		}
-		from, err := dec.accountKind(ctx, chain[0].DebitAccountID)
-		if err != nil {
-			return nil, err
-		}
-		if from < 0 {
-			continue // another tenant's
-		}
-		h := chobo.OpenHold{Transfer: t.Name, ID: chain[0].ID.Hex(), Created: at(chain[0].Timestamp)}
-		// the timeout the hold was sent with, which TigerBeetle expires it
-		// by, and not the book's: a sender may have given it another
-		if chain[0].Timeout > 0 {
-			h.Deadline = at(chain[0].Timestamp + uint64(chain[0].Timeout)*1e9)
-		}
-		// The moves are the chain's pending records that name no sink, in
-		// order, whatever layout the version that made the hold had (see
-		// HoldOf): a probe and the floor and room events name the sink.
-		moves := 0
-		for _, rec := range chain {
-			if rec.Flags&TransferPending == 0 || sinks[rec.DebitAccountID] || sinks[rec.CreditAccountID] || moves == len(t.Moves) {
-				continue
-			}
-			moves++
-			s, mv := slot{RoleMove, moves}, t.Moves[moves-1]
-			amount, err := fit(rec.Amount)
-			if err != nil {
-				return nil, err
-			}
-			args := func(acc ids.ID, a int) []string {
-				switch {
-				case account != -1 && acc == id:
-					return append([]string{}, args...)
-				case d.Accounts[a].Params == 0:
-					return []string{}
-				}
-				return nil
-			}
-			h.Moves = append(h.Moves, chobo.HoldMove{Move: s.move, From: d.Accounts[mv.From.Account].Name,
-				To: d.Accounts[mv.To.Account].Name, FromArgs: args(rec.DebitAccountID, mv.From.Account),
-				ToArgs: args(rec.CreditAccountID, mv.To.Account), Amount: amount})
-		}
-		out = append(out, h)
-		heads = append(heads, entry{id: chain[0].ID, kind: k, account: from})
 	}
 	states, err := b.holdStates(ctx, heads)
 	if err != nil {
@@ -987,6 +963,112 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 		return a.ID < c.ID
 	})
 	return open, nil
+}
+
+// holdRecords are the records open holds are looked for among: those of
+// the account id when account is not -1, else every record of the codes
+// of the kinds that hold (kind, or any when -1).
+func (b *Book) holdRecords(ctx context.Context, hc HistoryClient, account int, id ids.ID, kind int) ([]Transfer, error) {
+	if account != -1 {
+		return readAll(ctx, hc, AccountFilter{AccountID: id, Debits: true, Credits: true})
+	}
+	codes := b.def.ids().transferCodes
+	var records []Transfer
+	for k := range b.def.Transfers {
+		if (kind == -1 || k == kind) && b.def.Transfers[k].Pending {
+			rs, err := queryAll(ctx, hc, QueryFilter{Code: codes[k]})
+			if err != nil {
+				return nil, err
+			}
+			records = append(records, rs...)
+		}
+	}
+	return records, nil
+}
+
+// holdFirsts are the first pending records not ended of each hold of
+// kind (any when -1) among records, by the call's content hash, and
+// those hashes in the order the holds were first met.
+func holdFirsts(d *Def, dec *decoder, records []Transfer, kind int) (map[ids.ID]Transfer, []ids.ID) {
+	ended := map[ids.ID]bool{}
+	for _, r := range records {
+		if r.Flags&(TransferPostPending|TransferVoidPending) != 0 {
+			ended[r.PendingID] = true
+		}
+	}
+	firsts := map[ids.ID]Transfer{}
+	var calls []ids.ID
+	for _, r := range records {
+		if r.Flags&TransferPending == 0 || ended[r.ID] {
+			continue
+		}
+		k, ok := dec.byCode[r.Code]
+		if !ok || (kind != -1 && k != kind) || !d.Transfers[k].Pending {
+			continue
+		}
+		if f, ok := firsts[r.UserData128]; !ok || r.Timestamp < f.Timestamp {
+			if !ok {
+				calls = append(calls, r.UserData128)
+			}
+			firsts[r.UserData128] = r
+		}
+	}
+	return firsts, calls
+}
+
+// openHold reads the chain of the hold of kind k whose first record is
+// r, and gives the hold with its moves and the entry its state is asked
+// by; nil when the chain is not a hold's of this tenant. account, id and
+// args are the account read by, when it is not -1.
+func (b *Book) openHold(ctx context.Context, hc HistoryClient, dec *decoder, r Transfer, k int, sinks map[ids.ID]bool,
+	account int, id ids.ID, args []string) (*chobo.OpenHold, entry, error) {
+	d := b.def
+	t := &d.Transfers[k]
+	chain, err := hc.QueryTransfers(ctx, QueryFilter{UserData128: r.UserData128, Code: r.Code, Limit: MaxEvents + 1})
+	if err != nil {
+		return nil, entry{}, err
+	}
+	if len(chain) == 0 || chain[0].Flags&TransferPending == 0 || len(chain) > reach*len(t.Moves) {
+		return nil, entry{}, nil // not a hold's chain: the voids of a kind share one hash
+	}
+	from, err := dec.accountKind(ctx, chain[0].DebitAccountID)
+	if err != nil || from < 0 {
+		return nil, entry{}, err // from < 0: another tenant's
+	}
+	h := chobo.OpenHold{Transfer: t.Name, ID: chain[0].ID.Hex(), Created: at(chain[0].Timestamp)}
+	// the timeout the hold was sent with, which TigerBeetle expires it
+	// by, and not the book's: a sender may have given it another
+	if chain[0].Timeout > 0 {
+		h.Deadline = at(chain[0].Timestamp + uint64(chain[0].Timeout)*1e9)
+	}
+	argsOf := func(acc ids.ID, a int) []string {
+		switch {
+		case account != -1 && acc == id:
+			return append([]string{}, args...)
+		case d.Accounts[a].Params == 0:
+			return []string{}
+		}
+		return nil
+	}
+	// The moves are the chain's pending records that name no sink, in
+	// order, whatever layout the version that made the hold had (see
+	// HoldOf): a probe and the floor and room events name the sink.
+	moves := 0
+	for _, rec := range chain {
+		if rec.Flags&TransferPending == 0 || sinks[rec.DebitAccountID] || sinks[rec.CreditAccountID] || moves == len(t.Moves) {
+			continue
+		}
+		moves++
+		mv := t.Moves[moves-1]
+		amount, err := fit(rec.Amount)
+		if err != nil {
+			return nil, entry{}, err
+		}
+		h.Moves = append(h.Moves, chobo.HoldMove{Move: moves, From: d.Accounts[mv.From.Account].Name,
+			To: d.Accounts[mv.To.Account].Name, FromArgs: argsOf(rec.DebitAccountID, mv.From.Account),
+			ToArgs: argsOf(rec.CreditAccountID, mv.To.Account), Amount: amount})
+	}
+	return &h, entry{id: chain[0].ID, kind: k, account: from}, nil
 }
 
 // queryAll reads every record one filter of query_transfers answers,
