@@ -67,6 +67,9 @@ show              book diag ids interp scenario backend/... client/model runtime
 conformance/pgtest    -
 conformance/tbtest    ids runtime/go/chobotb/...
 conformance/protocol  -
+# What a client language provides to be driven: the runner and the tests
+# name it, each language's driver implements it, and it names nothing.
+conformance/driverkit -
 # The runner opens a driver with the names chobo api gives its client,
 # so the conformance packages come after api, which must not know them.
 conformance/...       book diag ids version interp scenario search check evolve show gen backend/... client/... target api conformance/... runtime/go/... !runtime/go/driver/...
@@ -97,10 +100,13 @@ runtime/python      -
 # names the protocol hands it (reading the history reads' answers as the
 # runtime's types), and reaches TigerBeetle through the wire; the
 # TypeScript one compiles a client with tsc; the Python one lays a
-# client out beside driver.py.
-runtime/go/driver/...      runtime/go/chobo runtime/go/chobotb runtime/go/driver ids client/golang conformance/protocol conformance/tbwire
-runtime/typescript/driver  -
-runtime/python/driver      -
+# client out beside driver.py. Each is its language's driver kit.
+runtime/go/driver/...      runtime/go/chobo runtime/go/chobotb runtime/go/driver ids client/golang conformance/protocol conformance/tbwire conformance/driverkit
+runtime/typescript/driver  conformance/driverkit
+runtime/python/driver      conformance/driverkit
+# The list of every language's kit, which the runner and the tests range
+# over.
+runtime/driverkits         conformance/driverkit runtime/go/driver runtime/typescript/driver runtime/python/driver
 
 # The Gazelle language: it writes BUILD files from file names and a book's
 # first line, and runs inside a user's gazelle_binary, so it links none of
@@ -323,6 +329,11 @@ func TestDependencyRules(t *testing.T) {
 		{"runtime/go/chobopg", "runtime/go/driver", false},
 		{"chobo/conformance", "runtime/go/driver", false},
 		{"runtime/typescript", "runtime/typescript/driver", false},
+		{"runtime/python/driver", "chobo/conformance/driverkit", true},
+		{"chobo/conformance/driverkit", "chobo/conformance/protocol", false},
+		{"runtime/driverkits", "runtime/python/driver", true},
+		{"runtime/driverkits", "chobo/check", false},
+		{"chobo/conformance", "runtime/driverkits", false},
 		{"chobo/client/typescript", "runtime/typescript/driver", false},
 		{"chobo/conformance/pgtest", "chobo/book", false},
 		{"runtime/go/chobopg", "runtime/go/chobo", true},

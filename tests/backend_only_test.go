@@ -15,6 +15,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
@@ -223,17 +224,17 @@ func TestTigerBeetleOnlyInEveryClient(t *testing.T) {
 	for _, tg := range targetsOn("tigerbeetle") {
 		t.Run(tg, func(t *testing.T) {
 			g, lang := languageOf(t, tg)
-			useLanguage(t, lang)
+			builder := useLanguage(t, lang)
 			bin := realTigerBeetle(t)
-			var clients []caseClient
+			var clients []driverkit.Client
 			for i, v := range versions {
 				files, ds, err := g.Build(v.book, gen.NewSource("shelves.book", []byte(v.src)), gen.Options{Package: fmt.Sprintf("c%d", i)})
 				if err != nil || len(ds) > 0 || len(files) != 1 {
 					t.Fatalf("%s: %v %v", v.name, ds, err)
 				}
-				clients = append(clients, caseClient{caseName: v.name, file: files[0]})
+				clients = append(clients, newClient(v.name, files[0], ""))
 			}
-			start, err := lang.build(g, t.TempDir(), clients)
+			start, err := builder.Build(g.Name, g.Backend, t.TempDir(), clients)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -27,5 +29,41 @@ func TestCompiledClientsAreTheCases(t *testing.T) {
 		}
 		// CHOBO_BLESS=1 copies the case's client here.
 		golden.Check(t, filepath.Join("clients", c.dir, "book.go"), want)
+	}
+}
+
+// A Go client names the version of the runtime it is written for, so
+// that one built against another runtime fails to build, saying which.
+func TestClientOfAnotherRuntimeDoesNotBuild(t *testing.T) {
+	if os.Getenv("TEST_SRCDIR") != "" {
+		t.Skip("SKIP: under Bazel the go command is not at hand")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("SKIP: no go command")
+	}
+	c := caseByName(t, "inventory")
+	data, err := os.ReadFile(c.expected(filepath.Join("postgres-go", "inventory", "book.go")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const now, other = "chobo.SupportPackageIsVersion1", "chobo.SupportPackageIsVersion999"
+	if !bytes.Contains(data, []byte(now)) {
+		t.Fatalf("the client does not name %s", now)
+	}
+	src, err := os.MkdirTemp(".", "_drivers-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(src)
+	if err := os.WriteFile(filepath.Join(src, "book.go"), bytes.ReplaceAll(data, []byte(now), []byte(other)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(goBin, "build", "./"+filepath.Base(src)).CombinedOutput()
+	if err == nil {
+		t.Fatal("a client for another runtime version builds")
+	}
+	if !bytes.Contains(out, []byte("undefined: "+other)) {
+		t.Errorf("the build does not say which runtime version the client wants:\n%s", out)
 	}
 }

@@ -16,134 +16,123 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
-	pydriver "github.com/chobo-lang/chobo/runtime/python/driver"
-	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
+	"github.com/chobo-lang/chobo/runtime/driverkits"
 )
 
 // The conformance tests drive every client language the same way: its
 // client of each case, beside the language's driver, as a process
 // speaking the driver protocol, opened with what conformance.Open says of
-// the target. So they range over this table and the backends, and a new
-// language is one row and its driver, not a copy of the tests.
+// the target. So they range over the languages' driver kits
+// (runtime/driverkits) and the backends, and a new language is one kit
+// and its driver, not a copy of the tests. Where a kit's traits decide
+// what runs:
+//
+//   - ViaWire: the driver also reaches TigerBeetle through tbwire, served
+//     by this process, when the address it is opened with starts with
+//     "wire:": its client then runs on the model of TigerBeetle too,
+//     which sees every request it sends. Without it, a client reaches
+//     only a real replica, through its official client.
+//   - Record: what a recording driver sends is held to `chobo run --show`
+//     wherever it runs but on the model of TigerBeetle, which sees every
+//     request itself.
+//   - Bulk: on those backends every scenario also runs through the
+//     client's bulk call.
 
-// clientLanguage is one client language as these tests drive it.
-type clientLanguage struct {
-	name string // as the registry of targets names it (target.Target.Language)
-	// setup finds the language's toolchain, once per test binary, and
-	// says why its clients cannot be driven here; "" when they can.
-	setup func() (why string)
-	// build compiles the drivers of the clients of target tg, one per
-	// case, in dir, and returns how to start the one of a case (nil for
-	// a case it was not given).
-	build func(tg target.Target, dir string, clients []caseClient) (start func(caseName string) *exec.Cmd, err error)
-	// viaWire says the driver also reaches TigerBeetle through tbwire,
-	// served by this process, when the address it is opened with starts
-	// with "wire:": its client then runs on the model of TigerBeetle too,
-	// which sees every request it sends. Without it, a client reaches
-	// only a real replica, through its official client.
-	viaWire bool
-	// record is the variable with which the driver writes down every
-	// request its client hands to its PostgreSQL driver or to
-	// TigerBeetle's client, one JSON line each into the file it names, as
-	// driver.ts writes them; "" for a driver that does not. What a
-	// recording driver sends is held to `chobo run --show` wherever it
-	// runs but on the model of TigerBeetle, which sees every request
-	// itself.
-	record string
-	// bulk names the backends on which the driver answers the bulk
-	// request through its client's bulk call, so that every scenario also
-	// runs through it there.
-	bulk []string
+// newClient is a client to build a driver for: a case's own, or, with of
+// naming the case, that of a later version of its book.
+func newClient(name string, f gen.File, of string) driverkit.Client {
+	return driverkit.Client{Name: name, Path: f.Path, Data: f.Data, Of: of}
 }
 
-// bulkOn says whether the language's driver takes bulk requests on the backend.
-func (l clientLanguage) bulkOn(backend string) bool { return slices.Contains(l.bulk, backend) }
-
-// clientLanguages are the languages the conformance tests drive.
-var clientLanguages = []clientLanguage{
-	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres", "tigerbeetle"}},
-	{name: "typescript", setup: tsSetup, build: buildTSDrivers, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres", "tigerbeetle"}},
-	{name: "python", setup: pySetup, build: buildPyDrivers, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres", "tigerbeetle"}},
-}
-
-// caseClient is the client of one case for one target, or of a version
-// of its book that its scenarios deploy.
-type caseClient struct {
-	caseName string
-	file     gen.File
-	// of is the case whose book's later version this client is of; ""
-	// for a case's own client.
-	of string
-}
-
-// languageOf is the row of a client target's language.
-func languageOf(t *testing.T, tg string) (target.Target, clientLanguage) {
+// languageOf is the driver kit of a client target's language.
+func languageOf(t *testing.T, tg string) (target.Target, driverkit.Kit) {
 	t.Helper()
 	g, ok := target.Lookup(tg)
 	if !ok || g.Client() == nil {
 		t.Fatalf("%q is not a client target", tg)
 	}
-	for _, l := range clientLanguages {
-		if l.name == g.Language {
-			return g, l
-		}
+	kit, ok := driverkits.Of(g.Language)
+	if !ok {
+		t.Fatalf("runtime/driverkits has no kit for %s clients", g.Language)
 	}
-	t.Fatalf("no row of clientLanguages for %s clients", g.Language)
-	return g, clientLanguage{}
+	return g, kit
 }
 
 // targetsOn lists the client targets of a backend whose language has a
-// row, in the registry's order.
+// kit, in the registry's order.
 func targetsOn(backend string) []string {
 	var out []string
 	for _, g := range target.All {
 		if g.Backend != backend || g.Client() == nil {
 			continue
 		}
-		for _, l := range clientLanguages {
-			if l.name == g.Language {
-				out = append(out, g.Name)
-			}
+		if _, ok := driverkits.Of(g.Language); ok {
+			out = append(out, g.Name)
 		}
 	}
 	return out
 }
 
-var languageSetups struct {
-	mu   sync.Mutex
-	done map[string]string // why not, by language; "" when set up
+// checkout is this checkout of chobo, as the kits find their toolchains
+// in it: the tests run in tests/, and a language that builds its drivers
+// with the module's packages writes them here for a while.
+func checkout() (driverkit.Checkout, error) {
+	here, err := os.Getwd()
+	if err != nil {
+		return driverkit.Checkout{}, err
+	}
+	return driverkit.Checkout{Root: filepath.Dir(here), Scratch: here, ScratchImport: "github.com/chobo-lang/chobo/tests"}, nil
 }
 
-// useLanguage sets the language up once, or skips t with a SKIP line
-// printed once (so that it shows in a log written without -test.v, as
-// Bazel's is); under CI, outside Bazel, a missing toolchain fails t.
-func useLanguage(t *testing.T, lang clientLanguage) {
+type languageSetup struct {
+	builder driverkit.Builder
+	why     string // why the language's clients cannot be driven here; "" when they can
+}
+
+var languageSetups struct {
+	mu   sync.Mutex
+	done map[string]languageSetup // by language
+}
+
+// useLanguage has the language's kit find its toolchain once, or skips t
+// with a SKIP line printed once (so that it shows in a log written
+// without -test.v, as Bazel's is); under CI, outside Bazel, a missing
+// toolchain fails t. It returns what builds the language's drivers.
+func useLanguage(t *testing.T, kit driverkit.Kit) driverkit.Builder {
 	t.Helper()
+	name := kit.Language()
 	languageSetups.mu.Lock()
-	why, done := languageSetups.done[lang.name]
+	s, done := languageSetups.done[name]
 	if !done {
-		why = lang.setup()
-		if languageSetups.done == nil {
-			languageSetups.done = map[string]string{}
+		c, err := checkout()
+		if err != nil {
+			s.why = err.Error()
+		} else {
+			s.builder, s.why = kit.Checkout(c)
 		}
-		languageSetups.done[lang.name] = why
-		if why != "" {
-			fmt.Println("SKIP: " + lang.name + " clients: " + why)
+		if languageSetups.done == nil {
+			languageSetups.done = map[string]languageSetup{}
+		}
+		languageSetups.done[name] = s
+		if s.why != "" {
+			fmt.Println("SKIP: " + name + " clients: " + s.why)
 		}
 	}
 	languageSetups.mu.Unlock()
-	if why == "" {
-		return
+	if s.why == "" {
+		return s.builder
 	}
 	if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
-		t.Fatalf("the %s clients cannot be driven here: %s", lang.name, why)
+		t.Fatalf("the %s clients cannot be driven here: %s", name, s.why)
 	}
-	t.Skip("SKIP: " + why)
+	t.Skip("SKIP: " + s.why)
+	return nil
 }
 
 // built are the drivers of one target's clients.
@@ -167,7 +156,7 @@ var builtDrivers struct {
 func driversOf(t *testing.T, tg string) func(caseName string) *exec.Cmd {
 	t.Helper()
 	g, lang := languageOf(t, tg)
-	useLanguage(t, lang)
+	builder := useLanguage(t, lang)
 	builtDrivers.mu.Lock()
 	if builtDrivers.by == nil {
 		builtDrivers.by = map[string]*built{}
@@ -179,7 +168,7 @@ func driversOf(t *testing.T, tg string) func(caseName string) *exec.Cmd {
 	}
 	builtDrivers.mu.Unlock()
 	b.once.Do(func() {
-		var clients []caseClient
+		var clients []driverkit.Client
 		cases := clientCases(t, tg)
 		for i, l := range cases {
 			f, err := clientOf(g, l, i)
@@ -187,14 +176,14 @@ func driversOf(t *testing.T, tg string) func(caseName string) *exec.Cmd {
 				b.err = err
 				return
 			}
-			clients = append(clients, caseClient{caseName: l.name, file: f})
+			clients = append(clients, newClient(l.name, f, ""))
 		}
 		// The client of every version a case's scenarios deploy is built
 		// with the rest, once: a deploy step starts its driver.
 		for _, l := range withDeploys(t, cases) {
 			for _, v := range laterVersions(l) {
 				name := versionDriver(l.name, v)
-				if slices.ContainsFunc(clients, func(c caseClient) bool { return c.caseName == name }) {
+				if slices.ContainsFunc(clients, func(c driverkit.Client) bool { return c.Name == name }) {
 					continue
 				}
 				f, err := versionClientOf(g, l, v, len(clients))
@@ -202,7 +191,7 @@ func driversOf(t *testing.T, tg string) func(caseName string) *exec.Cmd {
 					b.err = err
 					return
 				}
-				clients = append(clients, caseClient{caseName: name, file: f, of: l.name})
+				clients = append(clients, newClient(name, f, l.name))
 			}
 		}
 		b.dir, b.err = os.MkdirTemp("", "chobo-"+tg+"-")
@@ -212,7 +201,7 @@ func driversOf(t *testing.T, tg string) func(caseName string) *exec.Cmd {
 		builtDrivers.mu.Lock()
 		builtDrivers.dirs = append(builtDrivers.dirs, b.dir)
 		builtDrivers.mu.Unlock()
-		b.start, b.err = lang.build(g, b.dir, clients)
+		b.start, b.err = builder.Build(g.Name, g.Backend, b.dir, clients)
 	})
 	if b.err != nil {
 		t.Fatal(b.err)
@@ -390,10 +379,10 @@ func startDriverErr(t *testing.T, tg string, cmd *exec.Cmd, b *book.Book, name s
 		cmd.Env = os.Environ()
 	}
 	if record != "" {
-		if lang.record == "" {
-			return nil, fmt.Errorf("the %s driver writes nothing down", lang.name)
+		if lang.Record() == "" {
+			return nil, fmt.Errorf("the %s driver writes nothing down", lang.Language())
 		}
-		cmd.Env = append(cmd.Env, lang.record+"="+record)
+		cmd.Env = append(cmd.Env, lang.Record()+"="+record)
 	}
 	p, err := conformance.StartDriver(cmd, b, tg, bookPath, at, read)
 	if err != nil {
@@ -418,150 +407,8 @@ func startPostgresClient(t *testing.T, tg string, d pgDeployment, l loaded) *con
 		conformance.PostgresReader{Pool: d.admin, Book: l.Copy}, "")
 }
 
-// The Go row: the clients of a target compiled, with go build, into one
-// driver program (runtime/go/driver) that drives the client a variable
-// names; see drivers_test.go.
-
-var goTool string // the go command
-
-func goSetup() string {
-	if os.Getenv("TEST_SRCDIR") != "" {
-		return "under Bazel the go command and the module cache are not at hand; //examples:inventory_conformance drives a Go client there"
-	}
-	bin, err := exec.LookPath("go")
-	if err != nil {
-		return "no go command to build the Go clients with"
-	}
-	goTool = bin
-	return ""
-}
-
-// The TypeScript row: the clients of a target compiled with tsc into one
-// folder beside the driver (runtime/typescript/driver), each driven by
-// node. Node and the runtime's pinned packages come from tests/setup.sh
-// (npm ci in runtime/typescript).
-
-var tsTools struct{ node, tsc string }
-
-func tsSetup() string {
-	if os.Getenv("TEST_SRCDIR") != "" {
-		return "under Bazel the runtime's npm packages are not at hand; the Bazel rules' own tests drive TypeScript there"
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "no node command: install Node 20 (tests/setup.sh does)"
-	}
-	tsc, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules", ".bin", "tsc"))
-	if err == nil {
-		_, err = os.Stat(tsc)
-	}
-	if err != nil {
-		return "the TypeScript runtime's packages are not installed: run npm ci in runtime/typescript (tests/setup.sh does)"
-	}
-	tsTools.node, tsTools.tsc = node, tsc
-	return ""
-}
-
-func buildTSDrivers(tg target.Target, dir string, clients []caseClient) (func(string) *exec.Cmd, error) {
-	modules, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
-	if err != nil {
-		return nil, err
-	}
-	n := tsdriver.Node{Program: tsTools.node, Modules: modules}
-	files := map[string][]byte{}
-	modulesOf := map[string]string{}
-	for _, c := range clients {
-		rel := "clients/" + c.caseName + "/" + tg.Name + "/" + c.file.Path
-		files[rel] = c.file.Data
-		modulesOf[c.caseName] = rel
-	}
-	if err := tsdriver.Compile(n, dir, files); err != nil {
-		return nil, err
-	}
-	return func(caseName string) *exec.Cmd {
-		rel, ok := modulesOf[caseName]
-		if !ok {
-			return nil
-		}
-		return exec.Command(n.Program, tsdriver.DriverArgs(dir, rel)...)
-	}, nil
-}
-
-// The Python row: the clients of a target laid out in one folder beside
-// the driver (runtime/python/driver), each driven by the interpreter of
-// the runtime's virtual environment, which holds the pinned psycopg and
-// tigerbeetle packages (tests/setup.sh makes it). The driver sends
-// requests with an even id through the client's sync book and the others
-// through its async one, so that both answer every scenario.
-
-var pyTools struct{ python string }
-
-func pySetup() string {
-	if os.Getenv("TEST_SRCDIR") != "" {
-		return "under Bazel the runtime's virtual environment is not at hand; the Bazel rules' own tests drive Python there"
-	}
-	py, err := filepath.Abs(filepath.Join(pyRuntimeDir, ".venv", "bin", "python"))
-	if err == nil {
-		_, err = os.Stat(py)
-	}
-	if err != nil {
-		return "the Python runtime's virtual environment is not there: run tests/setup.sh"
-	}
-	if out, err := exec.Command(py, "-c", "import psycopg, psycopg2, tigerbeetle").CombinedOutput(); err != nil {
-		return fmt.Sprintf("the Python runtime's virtual environment lacks psycopg, psycopg2 or tigerbeetle (run tests/setup.sh): %v\n%s", err, out)
-	}
-	pyTools.python = py
-	return ""
-}
-
-func buildPyDrivers(tg target.Target, dir string, clients []caseClient) (func(string) *exec.Cmd, error) {
-	files := map[string][]byte{}
-	fileOf := map[string]string{}
-	modeOf := map[string]string{}
-	psycopg2 := map[string]bool{}
-	for i, c := range clients {
-		rel := "clients/" + c.caseName + "/" + tg.Name + "/" + c.file.Path
-		files[rel] = c.file.Data
-		fileOf[c.caseName] = rel
-		if c.of != "" {
-			// A later version's driver drives its client as the case's
-			// own driver does, so that a scenario that deploys keeps to
-			// the sync or async book it began on.
-			modeOf[c.caseName], psycopg2[c.caseName] = modeOf[c.of], psycopg2[c.of]
-			continue
-		}
-		// A driver in alternate mode holds two clients of TigerBeetle,
-		// and a replica serves 64 at a time: with a driver per book
-		// running at once, the TigerBeetle ones take turns instead, every
-		// other book's driving the sync book and the rest the async one.
-		modeOf[c.caseName] = "alternate"
-		if tg.Backend == "tigerbeetle" {
-			modeOf[c.caseName] = [2]string{"sync", "async"}[i%2]
-		}
-		// On PostgreSQL the sync book of every other book's driver goes
-		// over psycopg2, the rest over psycopg 3: both DB-API drivers
-		// meet every kind of scenario.
-		psycopg2[c.caseName] = tg.Backend == "postgres" && i%2 == 1
-	}
-	if err := pydriver.Layout(dir, files); err != nil {
-		return nil, err
-	}
-	return func(caseName string) *exec.Cmd {
-		rel, ok := fileOf[caseName]
-		if !ok {
-			return nil
-		}
-		cmd := exec.Command(pyTools.python, pydriver.Args(dir, rel, modeOf[caseName])...)
-		cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=")
-		if psycopg2[caseName] {
-			cmd.Env = append(cmd.Env, "CHOBO_DRIVER_PSYCOPG2=1")
-		}
-		return cmd
-	}, nil
-}
-
 // TestEveryClientLanguageIsDriven fails for a language of the registry
-// without a row here: its clients would otherwise go untested on every
+// without a driver kit: its clients would otherwise go untested on every
 // backend without a word.
 func TestEveryClientLanguageIsDriven(t *testing.T) {
 	for _, g := range target.All {

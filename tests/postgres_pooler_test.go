@@ -12,11 +12,13 @@ import (
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
+	pydriver "github.com/chobo-lang/chobo/runtime/python/driver"
 )
 
 // Behind a connection pooler (PgBouncer): the clients on a real server
@@ -128,7 +130,12 @@ func TestPoolerRunsTheNamedOperation(t *testing.T) {
 // which has psycopg and psycopg_pool; without it t skips (fails under CI).
 func pyPooler(t *testing.T) string {
 	t.Helper()
-	if why := pySetup(); why != "" {
+	c, err := checkout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	venv, why := pydriver.Kit{}.Checkout(c)
+	if why != "" {
 		// Under Bazel the environment is never at hand, CI or not.
 		if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
 			t.Fatal(why)
@@ -136,7 +143,8 @@ func pyPooler(t *testing.T) string {
 		fmt.Println("SKIP: " + why)
 		t.Skip("SKIP: " + why)
 	}
-	if out, err := exec.Command(pyTools.python, "-c", "import psycopg_pool").CombinedOutput(); err != nil {
+	python := venv.(*pydriver.Venv).Python
+	if out, err := exec.Command(python, "-c", "import psycopg_pool").CombinedOutput(); err != nil {
 		why := fmt.Sprintf("the Python runtime's virtual environment lacks psycopg_pool (run tests/setup.sh): %v %s", err, strings.TrimSpace(string(out)))
 		if os.Getenv("CI") == "true" {
 			t.Fatal(why)
@@ -144,7 +152,7 @@ func pyPooler(t *testing.T) string {
 		fmt.Println("SKIP: " + why)
 		t.Skip("SKIP: " + why)
 	}
-	return pyTools.python
+	return python
 }
 
 func stderrOf(err error) string {
@@ -181,7 +189,7 @@ func TestClientsBehindPooler(t *testing.T) {
 				t.Run(mode, func(t *testing.T) {
 					b := pgtest.StartBouncer(t, d.srv, mode, pgdeploy.App)
 					var procs []*conformance.Process
-					jobs := jobsOf(books, tg+" "+mode, lang.bulkOn("postgres"), func(l loaded) conformance.Backend {
+					jobs := jobsOf(books, tg+" "+mode, driverkit.BulkOn(lang, "postgres"), func(l loaded) conformance.Backend {
 						p := startClient(t, tg, l, protocol.Request{DSN: b.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
 							conformance.PostgresReader{Pool: d.admin, Book: l.Copy}, "")
 						procs = append(procs, p)
@@ -192,7 +200,7 @@ func TestClientsBehindPooler(t *testing.T) {
 						jobs[i].Tenant = mode + "-" + jobs[i].Tenant
 					}
 					st := conformance.RunAll(t, jobs)
-					if lang.bulkOn("postgres") {
+					if driverkit.BulkOn(lang, "postgres") {
 						bulkCounts(t, procs)
 					}
 					t.Logf("%d scenarios through the %s client behind PgBouncer in %s mode", st.Total, tg, mode)

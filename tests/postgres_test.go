@@ -15,6 +15,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
@@ -436,7 +437,7 @@ func TestClientConformance(t *testing.T) {
 			// Books of one name whose SQL differs go to servers of their own.
 			for _, round := range schemaRounds(t, books) {
 				d := startPostgres(t, round)
-				jobs := jobsOf(round, tg, lang.bulkOn("postgres"), func(l loaded) conformance.Backend {
+				jobs := jobsOf(round, tg, driverkit.BulkOn(lang, "postgres"), func(l loaded) conformance.Backend {
 					p := postgresDrivers(t, tg, d, l, startPostgresClient(t, tg, d, l))
 					procs = append(procs, p)
 					return p
@@ -449,7 +450,7 @@ func TestClientConformance(t *testing.T) {
 			// Every deploy step of the cases ran, through the driver of
 			// each version's client: none was skipped, silently or aloud.
 			runs := 1
-			if lang.bulkOn("postgres") {
+			if driverkit.BulkOn(lang, "postgres") {
 				runs = 2
 			}
 			if want := deploySteps(books) * runs; want == 0 || st.Deploys != want || st.DeploysSkipped > 0 {
@@ -462,7 +463,7 @@ func TestClientConformance(t *testing.T) {
 			if started < st.Deploys {
 				t.Errorf("%d deploy steps run, but only %d drivers of another version started", st.Deploys, started)
 			}
-			if !lang.bulkOn("postgres") {
+			if !driverkit.BulkOn(lang, "postgres") {
 				fmt.Printf("SKIP: the %s driver takes no bulk request\n", tg)
 				t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process (%d with together, %d run again); %d deploy steps run, %d drivers of another version started",
 					st.Total, len(books), tg, st.Together, st.Again, st.Deploys, started)

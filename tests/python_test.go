@@ -15,6 +15,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
+	pydriver "github.com/chobo-lang/chobo/runtime/python/driver"
 )
 
 // pyRuntimeDir is the Python runtime's package, from tests/.
@@ -265,8 +266,7 @@ for name in sys.argv[1:]:
 // real server as the application's role, and holds what it prints to the
 // block after it.
 func TestPythonExampleInDocs(t *testing.T) {
-	_, lang := languageOf(t, "postgres-python")
-	useLanguage(t, lang)
+	python := venvPython(t)
 	program, want := targetsExample(t, "## `postgres-python` and `tigerbeetle-python`", "python")
 
 	b, src := loadBook(t, filepath.Join("..", "examples", "inventory", "inventory.book"))
@@ -281,7 +281,7 @@ func TestPythonExampleInDocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(pyTools.python, "-B", filepath.Join(dir, "main.py"))
+	cmd := exec.Command(python, "-B", filepath.Join(dir, "main.py"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PGHOST="+d.srv.SocketDir, fmt.Sprintf("PGPORT=%d", d.srv.Port),
 		"PGUSER="+pgdeploy.App, "PGDATABASE="+pgtest.DefaultDB, "PYTHONPATH=")
@@ -569,4 +569,13 @@ func TestPythonTigerBeetleReadsNeedTheReadsOfTransfers(t *testing.T) {
 	if got := strings.TrimSpace(string(b)); got != "10 4" {
 		t.Fatalf("%s reads raised CHOBO_UNSUPPORTED and made a request, want 10 and 4", got)
 	}
+}
+
+// venvPython is the interpreter of the Python runtime's virtual
+// environment, as the Python driver kit finds it, or skips t (failing
+// under CI) without it.
+func venvPython(t *testing.T) string {
+	t.Helper()
+	_, kit := languageOf(t, "postgres-python")
+	return useLanguage(t, kit).(*pydriver.Venv).Python
 }

@@ -15,8 +15,10 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/runtime/driverkits"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
+	pydriver "github.com/chobo-lang/chobo/runtime/python/driver"
 )
 
 // The walk of a README ("From a book to a call") is held by following it:
@@ -226,8 +228,11 @@ func newWalker(t *testing.T, file string) *walker {
 		t.Skip("SKIP: no go command")
 	}
 	// The pages show a client of every language at work.
-	for _, lang := range clientLanguages {
-		useLanguage(t, lang)
+	var python string
+	for _, kit := range driverkits.All {
+		if venv, ok := useLanguage(t, kit).(*pydriver.Venv); ok {
+			python = venv.Python
+		}
 	}
 	repo, err := filepath.Abs("..")
 	if err != nil {
@@ -240,7 +245,7 @@ func newWalker(t *testing.T, file string) *walker {
 	checkout := copyCheckout(t, repo)
 	w := &walker{t: t, file: file, repo: checkout, dir: checkout, env: os.Environ()}
 	sep := string(os.PathListSeparator)
-	w.setenv("PATH", filepath.Dir(pyTools.python)+sep+filepath.Dir(goBin)+sep+w.getenv("PATH"))
+	w.setenv("PATH", filepath.Dir(python)+sep+filepath.Dir(goBin)+sep+w.getenv("PATH"))
 	w.setenv("GOPROXY", "file://"+filepath.Join(strings.TrimSpace(string(cache)), "cache", "download"))
 	w.setenv("GOSUMDB", "off")
 	w.setenv("GOFLAGS", "-mod=mod")

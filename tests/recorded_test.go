@@ -42,7 +42,7 @@ import (
 // tigerbeetle` in TestTigerBeetleConformance.
 func TestPostgresSendsWhatShowPrints(t *testing.T) {
 	for _, tg := range targetsOn("postgres") {
-		if _, lang := languageOf(t, tg); lang.record == "" {
+		if _, lang := languageOf(t, tg); lang.Record() == "" {
 			continue
 		}
 		t.Run(tg, func(t *testing.T) { postgresSendsWhatShowPrints(t, tg) })

@@ -287,7 +287,7 @@ func TestTigerBeetleClientsDeploy(t *testing.T) {
 		t.Run(tg, func(t *testing.T) {
 			_, lang := languageOf(t, tg)
 			driversOf(t, tg)
-			if lang.viaWire {
+			if lang.ViaWire() {
 				t.Run("model", func(t *testing.T) {
 					m := tbmodel.New()
 					m.FollowWallClock()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbdiff"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
@@ -23,6 +24,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/show"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
+	godriver "github.com/chobo-lang/chobo/runtime/go/driver"
 )
 
 // Every client language's tigerbeetle client of each case is driven on a
@@ -83,14 +85,14 @@ func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 	books = withDeploys(t, books)
 	var jobs, bulkJobs []conformance.Job
 	var procs []bulkCounter
-	bulk := on.bulk && lang.bulkOn("tigerbeetle")
+	bulk := on.bulk && driverkit.BulkOn(lang, "tigerbeetle")
 	counts := map[string]int{}
 	records := map[*conformance.Loaded]string{}
 	for _, l := range books {
 		tb := &conformance.TigerBeetle{Raw: on.raw, Book: l.Copy, Replica: on.replica, Pulse: on.pulse}
 		// On the model the requests are seen there; elsewhere only the
 		// driver can say what its client sent.
-		if lang.record != "" && (on.replica || !lang.viaWire) {
+		if lang.Record() != "" && (on.replica || !lang.ViaWire()) {
 			records[l.Loaded] = filepath.Join(t.TempDir(), "sent.jsonl")
 		}
 		p := startClient(t, tg, l, protocol.Request{TigerBeetle: on.address}, tb, records[l.Loaded])
@@ -159,7 +161,7 @@ func TestTigerBeetleConformance(t *testing.T) {
 			_, lang := languageOf(t, tg)
 			books := clientCases(t, tg)
 			driversOf(t, tg)
-			if lang.viaWire {
+			if lang.ViaWire() {
 				t.Run("model", func(t *testing.T) {
 					m := tbmodel.New()
 					m.FollowWallClock()
@@ -193,7 +195,7 @@ func TestTigerBeetleConformance(t *testing.T) {
 	t.Run("model against replica", func(t *testing.T) {
 		bin := realTigerBeetle(t)
 		for _, tg := range targetsOn("tigerbeetle") {
-			if _, lang := languageOf(t, tg); !lang.viaWire {
+			if _, lang := languageOf(t, tg); !lang.ViaWire() {
 				continue
 			}
 			t.Run(tg, func(t *testing.T) {
@@ -243,7 +245,7 @@ func TestTigerBeetleConformance(t *testing.T) {
 func startProxy(t *testing.T, bin string) (replica string, raw *tbwire.Client) {
 	t.Helper()
 	cmd := driversOf(t, "tigerbeetle-go")("")
-	cmd.Env = append(cmd.Env, proxyEnv+"=1", tbtest.EnvVar+"="+bin)
+	cmd.Env = append(cmd.Env, godriver.ProxyEnv+"=1", tbtest.EnvVar+"="+bin)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -296,7 +298,7 @@ func startProxy(t *testing.T, bin string) (replica string, raw *tbwire.Client) {
 // driver writes down what it sends to the same.
 func TestTigerBeetleSendsWhatShowPrints(t *testing.T) {
 	for _, tg := range targetsOn("tigerbeetle") {
-		if _, lang := languageOf(t, tg); !lang.viaWire {
+		if _, lang := languageOf(t, tg); !lang.ViaWire() {
 			continue
 		}
 		t.Run(tg, func(t *testing.T) {

@@ -18,9 +18,9 @@ import (
 // The TypeScript side: chobo's TypeScript runtime (runtime/typescript, a
 // package with its own tests), the clients of every case compiled with
 // tsc, and the example of docs/targets.md run. The clients are driven on
-// real servers by the conformance tests, as a row of clientLanguages
-// (languages_test.go). Node and the runtime's pinned packages come from
-// tests/setup.sh (npm ci in runtime/typescript).
+// real servers by the conformance tests, through the TypeScript driver
+// kit (runtime/typescript/driver). Node and the runtime's pinned packages
+// come from tests/setup.sh (npm ci in runtime/typescript).
 
 // tsRuntimeDir is the TypeScript runtime's package, from tests/.
 const tsRuntimeDir = "../runtime/typescript"
@@ -33,8 +33,8 @@ var tsFlags = tsdriver.ClientFlags
 func typeScript(t *testing.T) (node, tsc string) {
 	t.Helper()
 	_, lang := languageOf(t, "postgres-typescript")
-	useLanguage(t, lang)
-	return tsTools.node, tsTools.tsc
+	tools := useLanguage(t, lang).(*tsdriver.Tools)
+	return tools.Node.Program, tools.TSC
 }
 
 // TestTypeScriptRuntime compiles the runtime with its own configuration

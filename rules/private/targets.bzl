@@ -139,9 +139,12 @@ def _python_env(label, python, rlocation):
 #   toolchain = the toolchain type the driver runs on, or None,
 #   toolchain_env = function(label, toolchain info or None, rlocation)
 #     -> struct(env, files): what the runner is handed of that toolchain,
+#     which the language's driver kit reads (its Prepare, in
+#     runtime/<language>/driver),
 #   model = whether its TigerBeetle clients run on chobo's model of
-#     TigerBeetle too, not only on a real replica (the runner's viaWire,
-#     rules/private/runner/main.go, which a test holds this to).
+#     TigerBeetle too, not only on a real replica (its driver kit's
+#     ViaWire, chobo/conformance/driverkit, which a test of the runner
+#     holds this to).
 # )
 LANGUAGES = {
     "go": struct(

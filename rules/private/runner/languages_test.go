@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/target"
+	"github.com/chobo-lang/chobo/runtime/driverkits"
 )
 
-// Every client target of the registry has a row in languages, so a new
-// target of a known language needs nothing here; a target the runner
+// Every client target of the registry has a driver kit, so a new target
+// of a known language needs nothing here; a target the runner
 // cannot drive fails at the rule's entry, not in the middle of a run.
 func TestNewDriver(t *testing.T) {
 	for _, tg := range target.All {
@@ -22,7 +23,7 @@ func TestNewDriver(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || d.backend != tg.Backend || d.language != tg.Language || d.path != "/x" {
+		if err != nil || d.backend != tg.Backend || d.language != tg.Language || d.path != "/x" || d.kit.Language() != tg.Language {
 			t.Errorf("%s: got %+v, %v", tg.Name, d, err)
 		}
 	}
@@ -38,7 +39,7 @@ var bzlLanguage = regexp.MustCompile(`(?s)\n    "([a-z]+)": struct\(.*?\n       
 
 // The rule sorts TigerBeetle clients into the part on the model by
 // LANGUAGES' `model`; the runner drives on the model exactly the clients
-// whose language reaches TigerBeetle through it (viaWire). A language on
+// whose language's kit reaches TigerBeetle through it (ViaWire). A language on
 // one side only would be a part that runs nothing, or a client the model
 // part never gets.
 func TestModelAgreesWithRules(t *testing.T) {
@@ -53,19 +54,19 @@ func TestModelAgreesWithRules(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, m := range bzlLanguage.FindAllStringSubmatch(text[start:], -1) {
-		lang, ok := languages[m[1]]
+		kit, ok := driverkits.Of(m[1])
 		if !ok {
-			t.Errorf("targets.bzl has the language %s, the runner does not", m[1])
+			t.Errorf("targets.bzl has the language %s, runtime/driverkits does not", m[1])
 			continue
 		}
 		seen[m[1]] = true
-		if model := m[2] == "True"; model != lang.viaWire {
-			t.Errorf("%s: targets.bzl says model = %s, the runner's viaWire is %v", m[1], m[2], lang.viaWire)
+		if model := m[2] == "True"; model != kit.ViaWire() {
+			t.Errorf("%s: targets.bzl says model = %s, its kit's ViaWire is %v", m[1], m[2], kit.ViaWire())
 		}
 	}
-	for name := range languages {
-		if !seen[name] {
-			t.Errorf("the runner drives %s clients; targets.bzl's LANGUAGES has no model for it", name)
+	for _, kit := range driverkits.All {
+		if !seen[kit.Language()] {
+			t.Errorf("the runner drives %s clients; targets.bzl's LANGUAGES has no model for it", kit.Language())
 		}
 	}
 }

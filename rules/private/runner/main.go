@@ -19,7 +19,8 @@
 //     migrates the bounds at each deploy (deploysInProcess).
 //
 // A client's backend and language come from the registry of targets
-// (chobo/target); what differs by language is one row of languages.
+// (chobo/target); what differs by language is its driver kit
+// (chobo/conformance/driverkit), one of runtime/driverkits.
 //
 // Each test of chobo_conformance_test runs one part of this: PostgreSQL,
 // the model, or the real replica, which the rule makes incompatible
@@ -41,8 +42,8 @@
 //	CHOBO_CONFORMANCE_TIGERBEETLE_ERROR    why the binary the user named cannot be used (a failure, not a skip)
 //	CHOBO_CONFORMANCE_PARTS         which parts to run, separated by spaces: postgres, tigerbeetle-model, tigerbeetle (real replica); empty: all
 //
-// and what a client language needs besides, which its row of languages
-// reads (for TypeScript, typescript.go; for Python, python.go).
+// and what a client language's toolchain hands over besides, which its
+// kit's Prepare reads (runtime/<language>/driver).
 package main
 
 import (
@@ -66,6 +67,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
@@ -73,6 +75,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/chobo/target"
+	"github.com/chobo-lang/chobo/runtime/driverkits"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
@@ -139,47 +142,27 @@ type driver struct {
 	// backend and language are the target's, as the registry gives them.
 	backend, language string
 	path              string // what the rule hands over: a program, or a client its language compiles
+	// kit is the language's driver kit (runtime/driverkits), which makes
+	// the driver ready and says how it reaches TigerBeetle.
+	kit driverkit.Kit
 	// command starts the driver when it is not the program at path, as
-	// its language's prepare sets it.
-	command func() *exec.Cmd
-}
-
-// language is what the runner knows of a client language.
-type language struct {
-	// prepare makes d ready to start (it may compile the client, and
-	// reads what the language's toolchain hands over), or fails.
-	prepare func(r *run, d *driver) error
-	// viaWire says the driver reaches TigerBeetle through this process
-	// (tbwire), on the model as on a real replica, with hold timeouts
-	// shortened on the way. A driver without it dials a real replica
-	// itself and is told the test copy's hold lifetime in open.
-	viaWire bool
-}
-
-// languages is every client language the runner drives, by the
-// registry's name of it; a client of another language fails at once.
-var languages = map[string]language{
-	// A Go client's driver is a program built by Bazel, its client
-	// compiled in.
-	"go":         {prepare: func(*run, *driver) error { return nil }, viaWire: true},
-	"typescript": {prepare: (*run).compileTypeScript},
-	// A Python client is laid out beside chobo's Python driver, which
-	// dials PostgreSQL with psycopg and a real TigerBeetle replica with
-	// the official tigerbeetle package (never the model).
-	"python": {prepare: (*run).preparePython},
+	// its kit's Prepare sets it.
+	command driverkit.Start
 }
 
 // newDriver is the driver entry TARGET=PATH of the rule, checked against
-// the registry and the table of languages.
+// the registry of targets and the kits of the languages; a client of a
+// language without a kit fails at once.
 func newDriver(tg, path string) (driver, error) {
 	t, ok := target.Lookup(tg)
 	if !ok {
 		return driver{}, fmt.Errorf("CHOBO_CONFORMANCE_DRIVERS: %q is not a chobo build target", tg)
 	}
-	if _, ok := languages[t.Language]; !ok {
+	kit, ok := driverkits.Of(t.Language)
+	if !ok {
 		return driver{}, fmt.Errorf("CHOBO_CONFORMANCE_DRIVERS: %s: no driver for %s clients", tg, t.Language)
 	}
-	return driver{target: tg, backend: t.Backend, language: t.Language, path: path}, nil
+	return driver{target: tg, backend: t.Backend, language: t.Language, path: path, kit: kit}, nil
 }
 
 // fromEnv reads the rule's environment and points pgtest at the
@@ -331,7 +314,7 @@ func (r *run) main(cfg config) error {
 		// stopped at the end only once it is registered.
 		defer func() { <-replica.done }()
 	}
-	// The drivers are prepared (a TypeScript client compiled) while the
+	// The drivers are prepared (a client compiled) while the
 	// cluster starts, and the SQL functions run before they are ready.
 	prepared := make(chan error, 1)
 	go func() { prepared <- r.prepare(cfg.drivers) }()
@@ -431,7 +414,7 @@ func tigerBeetleDrivers(drivers []driver) (wire, direct []driver) {
 	for _, d := range drivers {
 		switch {
 		case d.backend != "tigerbeetle":
-		case languages[d.language].viaWire:
+		case d.kit.ViaWire():
 			wire = append(wire, d)
 		default:
 			direct = append(direct, d)
@@ -543,8 +526,8 @@ func names(bes []namedBackend) string {
 // the pairs use is stopped under them.
 func (p *pairs) wait() { p.wg.Wait() }
 
-// prepare makes every driver ready to start, all at once (a TypeScript
-// client is compiled by tsc, which takes a while).
+// prepare makes every driver ready to start, all at once (compiling a
+// client may take a while).
 func (r *run) prepare(drivers []driver) error {
 	errs := make([]error, len(drivers))
 	var wg sync.WaitGroup
@@ -552,11 +535,36 @@ func (r *run) prepare(drivers []driver) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = languages[drivers[i].language].prepare(r, &drivers[i])
+			errs[i] = r.prepareOne(&drivers[i])
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// prepareOne has d's kit make it ready, with a folder of its own under
+// the test's temporary directory, removed at the end.
+func (r *run) prepareOne(d *driver) error {
+	start, err := d.kit.Prepare(driverkit.Handed{
+		Target:  d.target,
+		Backend: d.backend,
+		Path:    d.path,
+		Runfile: runfile,
+		TempDir: func() (string, error) {
+			dir, err := os.MkdirTemp(os.Getenv("TEST_TMPDIR"), "chobo-"+d.target+"-")
+			if err != nil {
+				return "", err
+			}
+			r.atEnd(func() { os.RemoveAll(dir) })
+			return dir, nil
+		},
+		Log: r.out,
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %v", d.target, err)
+	}
+	d.command = start
+	return nil
 }
 
 // load reads the book and the hand-written scenarios. Holds expire in
