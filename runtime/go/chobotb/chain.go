@@ -609,10 +609,7 @@ func (d *Def) holdOf(sink func(int) ids.ID, kind int, lookups []ids.ID, found ma
 		return nil, nil, err
 	}
 	tags := d.tags(kind)
-	sinks := make(map[ids.ID]bool, len(d.Units))
-	for u := range d.Units {
-		sinks[sink(u)] = true
-	}
+	sinks := d.sinksOf(sink)
 	var hold []HoldEvent
 	var amounts []uint64
 	for pos, id := range lookups {
@@ -631,7 +628,7 @@ func (d *Def) holdOf(sink func(int) ids.ID, kind int, lookups []ids.ID, found ma
 				continue // a probe
 			}
 		}
-		if !sinks[e.DebitAccountID] && !sinks[e.CreditAccountID] {
+		if !sinks.named(e) {
 			if e.Amount.Hi != 0 {
 				return nil, nil, fmt.Errorf("chobotb: the lookup of a hold answered another transfer")
 			}
@@ -649,6 +646,24 @@ func (d *Def) holdOf(sink func(int) ids.ID, kind int, lookups []ids.ID, found ma
 	}
 	return nil, nil, fmt.Errorf("chobotb: %d of the %d moves of a hold were found", len(amounts), len(t.Moves))
 }
+
+// sinkSet is a tenant's sink accounts, one per unit: every floor, room
+// and probe event names one, and no move does, which is how a hold's or
+// call's records tell their moves whatever layout wrote them.
+type sinkSet map[ids.ID]bool
+
+// sinksOf is the sinkSet of the sink of each unit.
+func (d *Def) sinksOf(sink func(unit int) ids.ID) sinkSet {
+	s := make(sinkSet, len(d.Units))
+	for u := range d.Units {
+		s[sink(u)] = true
+	}
+	return s
+}
+
+// named reports whether r names a sink: true of a floor, room or probe
+// event, false of a move.
+func (s sinkSet) named(r Transfer) bool { return s[r.DebitAccountID] || s[r.CreditAccountID] }
 
 // Finish lays out the chain that posts or voids a hold this version laid
 // out: one event per pending event of the hold (the probes were voided

@@ -764,17 +764,14 @@ func (b *Book) callRecords(ctx context.Context, t *TransferKind, kv []string, op
 // HoldOf); a netting has the sink's code, a probe's void ends the probe;
 // a post or void names the move it ends.
 func (b *Book) callSlots(kind int, t *TransferKind, ops []string, places map[string][]ids.ID, byID map[ids.ID]Transfer) []callSlot {
-	sinks := map[ids.ID]bool{}
-	for u := range b.def.Units {
-		sinks[b.tids.sink(u)] = true
-	}
+	sinks := b.def.sinksOf(b.tids.sink)
 	code := b.def.ids().transferCodes[kind]
 	var want []callSlot
 	moveOf := map[ids.ID]int{} // the do's or hold's moves, by id
 	for _, id := range places[ops[0]] {
 		r, ok := byID[id]
 		if !ok || r.Code != code || r.Flags&(TransferPostPending|TransferVoidPending) != 0 ||
-			sinks[r.DebitAccountID] || sinks[r.CreditAccountID] || len(moveOf) == len(t.Moves) {
+			sinks.named(r) || len(moveOf) == len(t.Moves) {
 			continue
 		}
 		moveOf[id] = len(moveOf) + 1
@@ -921,10 +918,7 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 	for _, r := range records {
 		last = max(last, r.Timestamp)
 	}
-	sinks := map[ids.ID]bool{}
-	for u := range d.Units {
-		sinks[b.tids.sink(u)] = true
-	}
+	sinks := d.sinksOf(b.tids.sink)
 	var out []chobo.OpenHold
 	var heads []entry
 	for _, c := range calls {
@@ -1020,7 +1014,7 @@ func holdFirsts(d *Def, dec *decoder, records []Transfer, kind int) (map[ids.ID]
 // r, and gives the hold with its moves and the entry its state is asked
 // by; nil when the chain is not a hold's of this tenant. account, id and
 // args are the account read by, when it is not -1.
-func (b *Book) openHold(ctx context.Context, hc HistoryClient, dec *decoder, r Transfer, k int, sinks map[ids.ID]bool,
+func (b *Book) openHold(ctx context.Context, hc HistoryClient, dec *decoder, r Transfer, k int, sinks sinkSet,
 	account int, id ids.ID, args []string) (*chobo.OpenHold, entry, error) {
 	d := b.def
 	t := &d.Transfers[k]
@@ -1055,7 +1049,7 @@ func (b *Book) openHold(ctx context.Context, hc HistoryClient, dec *decoder, r T
 	// HoldOf): a probe and the floor and room events name the sink.
 	moves := 0
 	for _, rec := range chain {
-		if rec.Flags&TransferPending == 0 || sinks[rec.DebitAccountID] || sinks[rec.CreditAccountID] || moves == len(t.Moves) {
+		if rec.Flags&TransferPending == 0 || sinks.named(rec) || moves == len(t.Moves) {
 			continue
 		}
 		moves++
