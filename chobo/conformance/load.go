@@ -197,6 +197,22 @@ func (l *Loaded) Jobs(where string, be Backend, tenant func(i int) string) []Job
 	return jobs
 }
 
+// Deploying is l with only the scenarios that deploy a new version: what
+// a pair runs beside pairs that cannot deploy. Nil when none does.
+func (l *Loaded) Deploying() *Loaded {
+	out := *l
+	out.Scenarios = nil
+	for _, sc := range l.Scenarios {
+		if hasDeploys(sc) {
+			out.Scenarios = append(out.Scenarios, sc)
+		}
+	}
+	if len(out.Scenarios) == 0 {
+		return nil
+	}
+	return &out
+}
+
 // WithoutDerived is l without the scenarios that deploy a version derived
 // by changing bounds (the families `chobo scenarios` writes) and without
 // the versions only they deploy. A pair that runs the rest runs every

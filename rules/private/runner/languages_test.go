@@ -23,7 +23,7 @@ func TestNewDriver(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || d.backend != tg.Backend || d.language != tg.Language || d.path != "/x" || d.kit.Language() != tg.Language {
+		if err != nil || d.backend != tg.Backend || d.path != "/x" || d.kit.Language() != tg.Language {
 			t.Errorf("%s: got %+v, %v", tg.Name, d, err)
 		}
 	}

@@ -73,7 +73,6 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
-	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/runtime/driverkits"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -138,12 +137,11 @@ func (c config) runs(part string) bool {
 
 // driver is the driver program of one client.
 type driver struct {
-	target string // a client target of the registry (chobo/target)
-	// backend and language are the target's, as the registry gives them.
-	backend, language string
-	path              string // what the rule hands over: a program, or a client its language compiles
-	// kit is the language's driver kit (runtime/driverkits), which makes
-	// the driver ready and says how it reaches TigerBeetle.
+	target  string // a client target of the registry (chobo/target)
+	backend string // the target's, as the registry gives it
+	path    string // what the rule hands over: a program, or a client its language compiles
+	// kit is the driver kit of the target's language (runtime/driverkits),
+	// which makes the driver ready and says how it reaches TigerBeetle.
 	kit driverkit.Kit
 	// command starts the driver when it is not the program at path, as
 	// its kit's Prepare sets it.
@@ -162,7 +160,7 @@ func newDriver(tg, path string) (driver, error) {
 	if !ok {
 		return driver{}, fmt.Errorf("CHOBO_CONFORMANCE_DRIVERS: %s: no driver for %s clients", tg, t.Language)
 	}
-	return driver{target: tg, backend: t.Backend, language: t.Language, path: path, kit: kit}, nil
+	return driver{target: tg, backend: t.Backend, path: path, kit: kit}, nil
 }
 
 // fromEnv reads the rule's environment and points pgtest at the
@@ -471,19 +469,13 @@ const inProcessDeploys = "tigerbeetle-go in the runner (model), the scenarios th
 // running the migration of bounds (chobotb.Migrate) and calling through
 // the new version's chains. nil when no scenario deploys.
 func deploysInProcess(l *conformance.Loaded, m *tbmodel.Model) *namedBackend {
-	only := *l
-	only.Scenarios = nil
-	for _, sc := range l.Scenarios {
-		if slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Deploy != nil }) {
-			only.Scenarios = append(only.Scenarios, sc)
-		}
-	}
-	if len(only.Scenarios) == 0 {
+	only := l.Deploying()
+	if only == nil {
 		return nil
 	}
 	rt := &conformance.Runtime{Client: m, Def: tigerbeetle.Def(l.Copy), Book: l.Copy}
 	tb := &conformance.TigerBeetle{Calls: rt, Raw: m, Book: l.Copy, Pulse: m.Pulse}
-	return &namedBackend{name: inProcessDeploys, backend: tb, l: &only}
+	return &namedBackend{name: inProcessDeploys, backend: tb, l: only}
 }
 
 // pairs are the pairs of one run, each running on its own.

@@ -50,7 +50,7 @@ func TestPrepare(t *testing.T) {
 	kit := &testKit{}
 	var out bytes.Buffer
 	r := &run{out: &out, errOut: &bytes.Buffer{}}
-	d := driver{target: "postgres-x", backend: "postgres", language: "x", path: "/x/stock.x", kit: kit}
+	d := driver{target: "postgres-x", backend: "postgres", path: "/x/stock.x", kit: kit}
 	drivers := []driver{d}
 	if err := r.prepare(drivers); err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestPrepare(t *testing.T) {
 func TestPrepareFails(t *testing.T) {
 	kit := &testKit{fail: errors.New("an X client: no X toolchain was handed over")}
 	r := &run{out: &bytes.Buffer{}, errOut: &bytes.Buffer{}}
-	d := driver{target: "tigerbeetle-x", backend: "tigerbeetle", language: "x", path: "/x/stock.x", kit: kit}
+	d := driver{target: "tigerbeetle-x", backend: "tigerbeetle", path: "/x/stock.x", kit: kit}
 	err := r.prepare([]driver{d})
 	if err == nil || err.Error() != "tigerbeetle-x: an X client: no X toolchain was handed over" {
 		t.Errorf("got %v", err)
