@@ -241,10 +241,22 @@ class _Pool:
         if self.free.empty() and len(self.made) < MAX_CONNS:
             return await self._new()
         c = await self.free.get()
-        return c if c is not None else await self._new()
+        if c is not None:
+            return c
+        try:
+            return await self._new()
+        except BaseException:
+            self.free.put_nowait(None)  # the place stays for the next call
+            raise
 
     async def _new(self) -> Any:
-        c = await self.make()
+        # The driver connects as an application does before it calls the
+        # client: a connection that cannot be made means the call never
+        # reached the client, which the caller may send again as it is.
+        try:
+            c = await self.make()
+        except Exception as e:
+            raise ConnectionError(f"the call was not sent: the driver reached no server: {e}") from e
         self.made.append(c)
         return c
 
@@ -301,8 +313,10 @@ class Driver:
             self.pools[True] = _Pool(lambda: self._connect_async(dsn))
             # Reached once now, so that a wrong dsn fails the open.
             for is_async in self._modes():
-                c = await self.pools[is_async].take()
-                self.pools[is_async].give(c)
+                pool = self.pools[is_async]
+                c = await pool.make()
+                pool.made.append(c)
+                pool.give(c)
         self.open_ = True
         for is_async in self._modes():
             await self._with_book(is_async, "", self._fits)

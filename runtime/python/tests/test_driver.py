@@ -136,3 +136,34 @@ class HoldsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PoolTest(unittest.TestCase):
+    """The driver's own connections, made as calls need them."""
+
+    def test_a_connection_not_made_is_a_call_not_sent(self) -> None:
+        tries: list[int] = []
+
+        async def make() -> object:
+            tries.append(1)
+            if len(tries) <= 2:
+                raise OSError("Connection refused")
+            return object()
+
+        async def run() -> None:
+            pool = drv._Pool(make)
+            with self.assertRaisesRegex(ConnectionError, "^the call was not sent: the driver reached no server: Connection refused$"):
+                await pool.take()
+            self.assertEqual(pool.made, [])
+            # A place freed by a closed connection is kept when the next
+            # connection cannot be made either.
+            for _ in range(drv.MAX_CONNS):
+                pool.made.append(object())
+            pool.free.put_nowait(None)
+            with self.assertRaises(ConnectionError):
+                await pool.take()
+            self.assertEqual(pool.free.qsize(), 1)
+            c = await pool.take()
+            self.assertIn(c, pool.made)
+
+        asyncio.run(run())
