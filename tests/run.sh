@@ -3,6 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# done_at WHAT: prints how far into the run WHAT ended, so that a slow
+# step shows in CI's log.
+done_at() { echo "run.sh: $1 done at $SECONDS s"; }
+
 unformatted="$(gofmt -l .)"
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"
@@ -82,14 +86,16 @@ go vet ./...
 # process on a quiet machine of 2 cores. Most of it is spent waiting on
 # servers, compilers, drivers and browsers, so its longest tests run in a
 # second go test beside the rest (they share no server, port or file);
-# that one's output follows the first's.
-apart='^(TestTigerBeetleConformance|TestPostgresSendsWhatShowPrints|TestTargetsWholePrograms|TestPythonClientsTypeCheck|TestTigerBeetleThreeReplicas|TestInstallOncePublished|TestInstallFromCheckoutWithGoInstall)$'
+# that one's output follows the first's. Within each, the languages of a
+# conformance test run side by side (t.Parallel), up to 4 tests at once
+# rather than one per core: they wait more than they compute.
+apart='^(TestTigerBeetleConformance|TestClientConformance|TestPostgresSendsWhatShowPrints|TestTargetsWholePrograms|TestPythonClientsTypeCheck|TestTigerBeetleThreeReplicas|TestInstallOncePublished|TestInstallFromCheckoutWithGoInstall)$'
 apart_log=$(mktemp)
-go test -timeout 60m -run "$apart" ./tests >"$apart_log" 2>&1 &
+go test -timeout 60m -parallel 4 -run "$apart" ./tests >"$apart_log" 2>&1 &
 apart_pid=$!
 trap 'kill "$apart_pid" 2>/dev/null || true; rm -f "$apart_log"' EXIT
 rest=0
-go test -timeout 60m -skip "$apart" ./... || rest=$?
+go test -timeout 60m -parallel 4 -skip "$apart" ./... || rest=$?
 apart_rc=0
 wait "$apart_pid" || apart_rc=$?
 echo "--- the tests package's longest tests (go test -run '$apart' ./tests):"
@@ -99,6 +105,7 @@ trap - EXIT
 if [ "$rest" != 0 ] || [ "$apart_rc" != 0 ]; then
   exit 1
 fi
+done_at "go test"
 # The pages' screenshots that tests/browser_test.go took in this run.
 shots="${CHOBO_SCREENSHOTS:-tests/browser/screenshots}"
 if compgen -G "$shots/*.png" >/dev/null; then
@@ -124,11 +131,13 @@ trap '(cd "$e2e" && bazel shutdown) || true; (cd "$root" && bazel shutdown) || t
 # Bazel's summary is kept, for the parts it reports SKIPPED.
 summary=$(mktemp)
 trap 'rm -f "$summary"; (cd "$e2e" && bazel shutdown) || true; (cd "$root" && bazel shutdown) || true' EXIT
+# The conformance tests wait on servers far more than they compute: four
+# run at once rather than one per core.
 rc=0
-bazel test --test_env=CI //... 2>&1 | tee "$summary" || rc=$?
+bazel test --test_env=CI --local_test_jobs=4 //... 2>&1 | tee "$summary" || rc=$?
 if [ "$rc" = 1 ]; then
   echo "bazel test //... did not complete the build (exit status 1); trying once more"
-  bazel test --test_env=CI //... 2>&1 | tee "$summary"
+  bazel test --test_env=CI --local_test_jobs=4 //... 2>&1 | tee "$summary"
 elif [ "$rc" != 0 ]; then
   exit "$rc"
 fi
@@ -142,16 +151,18 @@ if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
   done
 fi
 ran_python "$(bazel info bazel-testlogs)/examples/inventory_conformance" inventory.book "$summary"
+done_at "bazel test //..."
 bash tests/gazelle_check.sh
 # chobo's Gazelle language on a copy of examples/workspace: its BUILD files
 # are what Gazelle writes, and deleted, Gazelle writes them again so that
 # the workspace builds and its conformance test passes.
 bash tests/gazelle_e2e.sh
+done_at "Gazelle's checks"
 # The conformance test always runs here, never from a cached result, so a
 # server is really started and every scenario really sent to it.
 # stockpy's test imports the Python client the way a user's program does.
 (cd "$e2e" && bazel build //ledger:stock_go_client //ledger:stock_tb_client //... &&
-  bazel test --test_env=CI --nocache_test_results //ledger:conformance //stockpy:reserve_test) 2>&1 | tee "$summary"
+  bazel test --test_env=CI --local_test_jobs=4 --nocache_test_results //ledger:conformance //stockpy:reserve_test) 2>&1 | tee "$summary"
 e2e_logs="$(cd "$e2e" && bazel info bazel-testlogs)/ledger/conformance"
 # The TypeScript client ran on PostgreSQL, compiled and driven on Node.
 if ! grep "^PASS: stock.book on postgres-typescript:" "${e2e_logs}_postgres/test.log"; then
@@ -194,15 +205,18 @@ elif ! grep -q 'error\[E050\]' <<<"$out"; then
   exit 1
 fi
 echo "baseline: //ledger:stock_breaking_change stopped by E050, as it should be"
+done_at "the example workspace"
 # A user's module outside the checkout, as docs/bazel.md describes it: chobo
 # by local_path_override with no CHOBO_BAZEL_BIND, its own pgxpool, book
 # warnings in the build output, the conformance test under
 # --incompatible_strict_action_env, and no wait behind another workspace.
 bash tests/user_module_check.sh
+done_at "the user module"
 if [ "${CHOBO_SKIP_DETERMINISM:-}" = 1 ]; then
   echo "SKIP: determinism check (CHOBO_SKIP_DETERMINISM=1)"
 else
   bash tests/bazel_determinism.sh
+  done_at "the determinism check"
 fi
 # A real remote cache server (BuildGrid, from tests/setup.sh): a second
 # checkout at another path builds entirely from what the first one put there.
@@ -210,4 +224,5 @@ if [ "${CHOBO_SKIP_REMOTE_CACHE:-}" = 1 ]; then
   echo "SKIP: remote cache check (CHOBO_SKIP_REMOTE_CACHE=1)"
 else
   bash tests/remote_cache.sh
+  done_at "the remote cache check"
 fi

@@ -158,6 +158,9 @@ func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 func TestTigerBeetleConformance(t *testing.T) {
 	for _, tg := range targetsOn("tigerbeetle") {
 		t.Run(tg, func(t *testing.T) {
+			// The languages run side by side, each on replicas of its own:
+			// most of a run waits on holds' deadlines and on drivers.
+			t.Parallel()
 			_, lang := languageOf(t, tg)
 			books := clientCases(t, tg)
 			driversOf(t, tg)
@@ -193,12 +196,14 @@ func TestTigerBeetleConformance(t *testing.T) {
 	// time, and their answers and, at the end, every account and transfer
 	// record must be equal (timestamps aside).
 	t.Run("model against replica", func(t *testing.T) {
+		t.Parallel()
 		bin := realTigerBeetle(t)
 		for _, tg := range targetsOn("tigerbeetle") {
 			if _, lang := languageOf(t, tg); !lang.ViaWire() {
 				continue
 			}
 			t.Run(tg, func(t *testing.T) {
+				t.Parallel()
 				books := clientCases(t, tg)
 				driversOf(t, tg)
 				_, raw := startProxy(t, bin)
