@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/chobo-lang/chobo/chobo/client/python"
+	"github.com/chobo-lang/chobo/lang/python"
 )
 
 // validPython reads a generated Python file token by token: every string

@@ -14,10 +14,10 @@ import (
 	"github.com/chobo-lang/chobo/chobo/client"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
-	"github.com/chobo-lang/chobo/chobo/client/python"
 	"github.com/chobo-lang/chobo/chobo/client/typescript"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/gen"
+	"github.com/chobo-lang/chobo/lang/python"
 )
 
 // Target is one value of --target.
