@@ -97,7 +97,6 @@ runtime/go/...    runtime/go/... !runtime/go/driver/... ids
 # The TypeScript runtime's sources, carried into the compiler to be
 # written into each TypeScript client.
 runtime/typescript  -
-runtime/python      -
 # The drivers sit beside their runtimes and are linked by the runner and
 # the tests only: the Go one calls the client it has compiled in by the
 # names the protocol hands it (reading the history reads' answers as the
@@ -108,8 +107,7 @@ runtime/go/driver/...      runtime/go/chobo runtime/go/chobotb runtime/go/driver
 runtime/typescript/driver  conformance/driverkit
 # The list of every language's kit, which the runner and the tests range
 # over.
-runtime/driverkits         conformance/driverkit runtime/go/driver runtime/typescript/driver lang/*/driver runtime/python/driver
-runtime/python/driver      conformance/driverkit
+runtime/driverkits         conformance/driverkit runtime/go/driver runtime/typescript/driver lang/*/driver
 
 # A client language's folder, lang/<language>. Its root package is the
 # generator, which stands where client/... does; runtime/ carries the
@@ -117,7 +115,7 @@ runtime/python/driver      conformance/driverkit
 # language's driver kit, linked by the runner and the tests only;
 # gazelle/ is what chobo's Gazelle language knows of its clients, and
 # runs inside a user's gazelle_binary, so it links nothing of chobo.
-lang/*            book ids diag gen version client client/model client/lit lang/*/runtime runtime/python
+lang/*            book ids diag gen version client client/model client/lit lang/*/runtime
 lang/*/runtime    -
 lang/*/driver     conformance/driverkit
 lang/*/gazelle    -
@@ -368,7 +366,7 @@ func TestDependencyRules(t *testing.T) {
 		{"runtime/go/chobopg", "runtime/go/driver", false},
 		{"chobo/conformance", "runtime/go/driver", false},
 		{"runtime/typescript", "runtime/typescript/driver", false},
-		{"runtime/python/driver", "chobo/conformance/driverkit", true},
+		{"lang/python/driver", "chobo/conformance/driverkit", true},
 		{"lang/python", "lang/python/runtime", true},
 		{"lang/python", "lang/other/runtime", false},
 		{"lang/python", "lang/python/driver", false},
@@ -381,7 +379,7 @@ func TestDependencyRules(t *testing.T) {
 		{"chobo/target", "lang/python", true},
 		{"chobo/target", "lang/python/driver", false},
 		{"chobo/conformance/driverkit", "chobo/conformance/protocol", false},
-		{"runtime/driverkits", "runtime/python/driver", true},
+		{"runtime/driverkits", "lang/python/driver", true},
 		{"runtime/driverkits", "lang/python", false},
 		{"runtime/driverkits", "chobo/check", false},
 		{"chobo/conformance", "runtime/driverkits", false},

@@ -1,6 +1,6 @@
 // Package python writes Python clients of a book: one file, <book>.py,
 // with a member per transfer kind and its operations taking keyword
-// arguments, over chobo's Python runtime (runtime/python), which the file
+// arguments, over chobo's Python runtime (lang/python/runtime), which the file
 // carries. Each client holds two books over the same backend: one that
 // blocks and one for asyncio, written from one template so that they
 // never drift apart. It reads the book's client model only

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client/model"
-	pyruntime "github.com/chobo-lang/chobo/runtime/python"
+	pyruntime "github.com/chobo-lang/chobo/lang/python/runtime"
 )
 
 const shop = `book shop v1

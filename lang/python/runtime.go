@@ -16,7 +16,7 @@ import (
 	"sync"
 
 	"github.com/chobo-lang/chobo/chobo/client/model"
-	pyruntime "github.com/chobo-lang/chobo/runtime/python"
+	pyruntime "github.com/chobo-lang/chobo/lang/python/runtime"
 )
 
 // RuntimeMarker starts the line above each of the runtime's modules in a

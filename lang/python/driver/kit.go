@@ -117,7 +117,7 @@ func interpreter(path string) (string, error) {
 }
 
 // Venv is the Python toolchain of a checkout: the interpreter of the
-// runtime's virtual environment (runtime/python/.venv, which
+// runtime's virtual environment (lang/python/runtime/.venv, which
 // tests/setup.sh makes), which holds the pinned psycopg, psycopg2 and
 // tigerbeetle packages.
 type Venv struct {

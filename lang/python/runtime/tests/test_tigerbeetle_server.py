@@ -21,7 +21,7 @@ import vectors  # noqa: F401  first: it puts the sources on the path
 try:
     import tigerbeetle as tbc
 except ModuleNotFoundError as e:
-    raise unittest.SkipTest(f"SKIP: runtime/python: the tigerbeetle package is not installed ({e})") from e
+    raise unittest.SkipTest(f"SKIP: lang/python/runtime: the tigerbeetle package is not installed ({e})") from e
 
 from tbbooks import RESERVE, RESTOCK, SHELF, SHOPPERS, STOCK, VENDORS
 

@@ -21,7 +21,7 @@ from chobo.chobo import DONE, DONE_BEFORE, Balance, ChoboError, refused
 from chobo.postgres import AsyncPostgresBook, PgCall, PostgresBook, pipelined
 
 DSN = os.environ.get("CHOBO_PG_DSN", "")
-SQL = (Path(__file__).resolve().parents[3] / "tests" / "testdata" / "stock_reservation" / "expected" / "postgres"
+SQL = (Path(__file__).resolve().parents[4] / "tests" / "testdata" / "stock_reservation" / "expected" / "postgres"
        / "stock_reservation.sql")
 
 S = '"stock_reservation"'

@@ -20,7 +20,7 @@ import vectors  # noqa: F401  first: it puts the sources on the path
 try:
     import tigerbeetle as tbc
 except ModuleNotFoundError as e:  # the Go tests may run an interpreter without it
-    raise unittest.SkipTest(f"SKIP: runtime/python: the tigerbeetle package is not installed ({e})") from e
+    raise unittest.SkipTest(f"SKIP: lang/python/runtime: the tigerbeetle package is not installed ({e})") from e
 
 from vectors import def_of
 
@@ -31,7 +31,7 @@ from chobo.tigerbeetle import MAX_EVENTS, TRANSFER_VOID_PENDING, Def
 
 Json = Any
 
-_FILE = Path(__file__).resolve().parent.parent.parent / "testdata" / "history_vectors.json"
+_FILE = Path(__file__).resolve().parents[4] / "runtime" / "testdata" / "history_vectors.json"
 
 
 def _load() -> Json:

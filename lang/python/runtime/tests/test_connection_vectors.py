@@ -32,7 +32,7 @@ def _path() -> Path:
     named = os.environ.get("CHOBO_CONNECTION_VECTORS", "")
     if named:
         return Path(named)
-    return Path(__file__).resolve().parent.parent.parent / "testdata" / "connection_vectors.json"
+    return Path(__file__).resolve().parents[4] / "runtime" / "testdata" / "connection_vectors.json"
 
 
 with open(_path(), encoding="utf-8") as _f:

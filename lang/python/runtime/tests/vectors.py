@@ -26,9 +26,9 @@ def _path() -> Path:
     named = os.environ.get("CHOBO_VECTORS", "")
     if named:
         return Path(named)
-    p = Path(__file__).resolve().parent.parent.parent / "testdata" / "vectors.json"
+    p = Path(__file__).resolve().parents[4] / "runtime" / "testdata" / "vectors.json"
     if not p.exists():
-        raise FileNotFoundError("runtime/testdata/vectors.json is not beside the runtime; name it in CHOBO_VECTORS")
+        raise FileNotFoundError("runtime/testdata/vectors.json is not in the checkout above the runtime; name it in CHOBO_VECTORS")
     return p
 
 

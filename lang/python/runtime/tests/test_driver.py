@@ -19,7 +19,7 @@ import vectors  # noqa: F401  first: it puts the sources on the path
 
 from chobo.chobo import HoldMove, OpenHold
 
-DRIVER = Path(__file__).resolve().parent.parent / "driver" / "driver.py"
+DRIVER = Path(__file__).resolve().parents[2] / "driver" / "driver.py"
 
 
 def load() -> ModuleType:
