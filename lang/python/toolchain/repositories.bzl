@@ -9,20 +9,22 @@ chobo's TigerBeetle server, for a TigerBeetle one). Nothing is installed:
 the interpreter brings its packages, as a virtual environment does.
 """
 
-load("//toolchains/private:local_tool.bzl", "write_missing_tool_build", "write_tool_build")
+# A language's toolchain is one of chobo's toolchains, kept in the
+# language's folder: it shares their private helpers.
+load("//toolchains/private:local_tool.bzl", "write_missing_tool_build", "write_tool_build")  # buildifier: disable=bzl-visibility
 
 # The version of the tigerbeetle package the interpreter must have: the
 # official client speaks the protocol of one server version, the one
 # chobo's TigerBeetle toolchain and Go client are at
-# (runtime/python/requirements-dev.txt pins the same).
+# (lang/python/runtime/requirements-dev.txt pins the same).
 TIGERBEETLE_PACKAGE = "0.17.9"
 
 # What a user installs, named in the message of an interpreter that lacks
 # it.
 _INSTALL = "pip install 'psycopg[binary]>=3' psycopg2-binary tigerbeetle==%s" % TIGERBEETLE_PACKAGE
 
-_CHECK = Label("//toolchains/python:check.py")
-_TOOLCHAIN_BZL = str(Label("//toolchains/python:toolchain.bzl"))
+_CHECK = Label("//lang/python/toolchain:check.py")
+_TOOLCHAIN_BZL = str(Label("//lang/python/toolchain:toolchain.bzl"))
 
 # What a Python client's conformance test needs, said with every reason
 # the interpreter is missing.

@@ -1,6 +1,6 @@
 """The `python` module extension: the Python a Python client's conformance test runs on.
 
-    python = use_extension("@chobo//toolchains/python:extensions.bzl", "python")
+    python = use_extension("@chobo//lang/python/toolchain:extensions.bzl", "python")
     python.local()                                   # $CHOBO_PYTHON, else the first python3 on PATH
     python.local(path = "/opt/venv/bin/python")      # an interpreter of your own
     python.local(path = ".venv/bin/python")          # relative: the root module's directory
@@ -18,7 +18,9 @@ The root module's tags win; when it has none, chobo's `local()` is used.
 `@python_toolchains` holds the toolchain() targets, which chobo registers.
 """
 
-load("//toolchains/private:local_tool.bzl", "make_installations")
+# A language's toolchain is one of chobo's toolchains, kept in the
+# language's folder: it shares their private helpers.
+load("//toolchains/private:local_tool.bzl", "make_installations")  # buildifier: disable=bzl-visibility
 load(":repositories.bzl", "python_local_repository")
 
 _local = tag_class(
@@ -36,7 +38,7 @@ def _python_impl(mctx):
     make_installations(
         mctx,
         tool = "python",
-        toolchain_type = str(Label("//toolchains/python:toolchain_type")),
+        toolchain_type = str(Label("//lang/python/toolchain:toolchain_type")),
         kinds = {"local": _local_repository},
         default = [("local", struct(path = ""))],
     )

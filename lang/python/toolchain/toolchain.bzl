@@ -1,6 +1,8 @@
 """The Python toolchain rule and what it provides."""
 
-load("//toolchains/private:local_tool.bzl", "TOOL_ATTRS", "tool_files")
+# A language's toolchain is one of chobo's toolchains, kept in the
+# language's folder: it shares their private helpers.
+load("//toolchains/private:local_tool.bzl", "TOOL_ATTRS", "tool_files")  # buildifier: disable=bzl-visibility
 
 PythonInfo = provider(
     doc = "A Python interpreter with the packages a Python client's conformance test needs.",
