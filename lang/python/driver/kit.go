@@ -129,7 +129,7 @@ func (Kit) Checkout(c driverkit.Checkout) (driverkit.Builder, string) {
 	if os.Getenv("TEST_SRCDIR") != "" {
 		return nil, "under Bazel the runtime's virtual environment is not at hand; the Bazel rules' own tests drive Python there"
 	}
-	py := filepath.Join(c.Root, "runtime", "python", ".venv", "bin", "python")
+	py := filepath.Join(c.Root, "lang", "python", "runtime", ".venv", "bin", "python")
 	if _, err := os.Stat(py); err != nil {
 		return nil, "the Python runtime's virtual environment is not there: run tests/setup.sh"
 	}
