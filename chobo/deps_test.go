@@ -114,16 +114,20 @@ runtime/driverkits         conformance/driverkit runtime/go/driver runtime/types
 # sources of the runtime that it writes into each client; driver/ is the
 # language's driver kit, linked by the runner and the tests only;
 # gazelle/ is what chobo's Gazelle language knows of its clients, and
-# runs inside a user's gazelle_binary, so it links nothing of chobo.
+# runs inside a user's gazelle_binary, so it links nothing of chobo but
+# the shape of what a language tells Gazelle (gazelle/clientlang).
 lang/*            book ids diag gen version client client/model client/lit lang/*/runtime
 lang/*/runtime    -
 lang/*/driver     conformance/driverkit
-lang/*/gazelle    -
+lang/*/gazelle    gazelle/clientlang
 
 # The Gazelle language: it writes BUILD files from file names and a book's
 # first line, and runs inside a user's gazelle_binary, so it links none of
-# the compiler.
-gazelle/...       lang/*/gazelle
+# the compiler; what it knows of a language of lang/ is that language's
+# gazelle package, of the shape gazelle/clientlang says, which
+# gazelle/registry lists.
+gazelle/...        gazelle/clientlang gazelle/registry lang/*/gazelle
+gazelle/clientlang -
 `
 
 // rule is one line of depsRules, its names made module-relative.
@@ -374,7 +378,10 @@ func TestDependencyRules(t *testing.T) {
 		{"lang/python", "chobo/scenario", false},
 		{"lang/python/runtime", "chobo/diag", false},
 		{"lang/python/gazelle", "chobo/book", false},
-		{"gazelle", "lang/python/gazelle", true},
+		{"gazelle/registry", "lang/python/gazelle", true},
+		{"lang/python/gazelle", "gazelle/clientlang", true},
+		{"lang/python/gazelle", "gazelle", false},
+		{"gazelle/clientlang", "lang/python/gazelle", false},
 		{"gazelle", "lang/python", false},
 		{"chobo/target", "lang/python", true},
 		{"chobo/target", "lang/python/driver", false},

@@ -35,6 +35,13 @@ type Language struct {
 	// Read reads that JSON back, as a deployed version printed it.
 	Describe func(m *model.Model) Described
 	Read     func(data []byte) (Described, error)
+	// Summary says, by backend, what the language's client on it is, for
+	// help's list of targets.
+	Summary map[string]diag.Text
+	// Valid reads a file of a client, cheaply enough for the registry's
+	// fuzz tests (chobo/target) to run it on every input: nil when the
+	// error is only what the language itself would refuse of the file.
+	Valid func(data []byte) error
 }
 
 // Described is what `chobo api` says of one client: the names it gives,

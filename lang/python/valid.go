@@ -1,17 +1,14 @@
-package target
+package python
 
 import (
 	"fmt"
 	"strings"
-	"testing"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
-
-	"github.com/chobo-lang/chobo/lang/python"
 )
 
-// validPython reads a generated Python file token by token: every string
+// Valid reads a generated Python file token by token: every string
 // and comment closed on its line (or, for a triple-quoted string, at
 // all) with only the escapes the generator writes, every bracket closed
 // by its own kind, every block indented by spaces after a line ending in
@@ -20,15 +17,16 @@ import (
 // and nothing a client never writes (tabs, carriage returns, semicolons,
 // backslashes that join lines). It is not a parser: tests/python_test.go
 // compiles and type-checks the clients of every test case; this is what
-// the fuzzer can afford on every input.
-func validPython(data []byte) error {
+// the fuzzer of the registry of targets (chobo/target) can afford on
+// every input, which it finds as the Language's Valid.
+func Valid(data []byte) error {
 	src := string(data)
 	if !utf8.ValidString(src) {
 		return fmt.Errorf("not UTF-8")
 	}
 	// The runtime's text is chobo's own, checked by its tests; only the
 	// part written from the book is read here.
-	if i := strings.Index(src, "\n"+python.RuntimeMarker); i >= 0 {
+	if i := strings.Index(src, "\n"+RuntimeMarker); i >= 0 {
 		src = src[:i+1]
 	}
 	if i := strings.IndexAny(src, "\r\t\f\x00\v"); i >= 0 {
@@ -90,7 +88,7 @@ func validPython(data []byte) error {
 				i++
 			}
 		case r == '"' || r == '\'':
-			j, lines, err := pyStringEnd(src, i)
+			j, lines, err := stringEnd(src, i)
 			if err != nil {
 				return fmt.Errorf("line %d: %v", line, err)
 			}
@@ -126,20 +124,20 @@ func validPython(data []byte) error {
 				if c < utf8.RuneSelf && !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
 					break
 				}
-				if c >= utf8.RuneSelf && !python.Identifier("a"+string(c)) {
+				if c >= utf8.RuneSelf && !Identifier("a"+string(c)) {
 					break
 				}
 				j += m
 			}
 			word := src[i:j]
-			if j == i || !python.Identifier(word) {
+			if j == i || !Identifier(word) {
 				return fmt.Errorf("line %d: %q cannot start a token", line, r)
 			}
 			if !norm.NFKC.IsNormalString(word) {
 				return fmt.Errorf("line %d: the identifier %q is not in the NFKC form Python reads it in", line, word)
 			}
 			if word == "f" && j < len(src) && (src[j] == '"' || src[j] == '\'') {
-				j, lines, err := pyStringEnd(src, j)
+				j, lines, err := stringEnd(src, j)
 				if err != nil {
 					return fmt.Errorf("line %d: %v", line, err)
 				}
@@ -158,9 +156,9 @@ func validPython(data []byte) error {
 	return nil
 }
 
-// pyStringEnd returns where the string literal that starts at i ends, and
+// stringEnd returns where the string literal that starts at i ends, and
 // how many line breaks a triple-quoted one spans.
-func pyStringEnd(src string, i int) (int, int, error) {
+func stringEnd(src string, i int) (int, int, error) {
 	q := src[i : i+1]
 	delim := q
 	if strings.HasPrefix(src[i:], q+q+q) {
@@ -198,41 +196,4 @@ func pyStringEnd(src string, i int) (int, int, error) {
 		}
 	}
 	return 0, 0, fmt.Errorf("a string that does not end")
-}
-
-func TestValidPython(t *testing.T) {
-	good := []string{
-		"# c\nfrom __future__ import annotations\n\n\nclass 引当:\n    \"\"\"doc \\\"q\\\" \\\\ \\u2028\n    more\"\"\"\n\n    def hold(self, *, 注文: str, qty: int | None = None) -> Result:\n        return self._b.call(\n            'a \"b\" %s',\n            [\n                check_text(\"x\", \"y\", 注文),\n            ],\n        )\n",
-		"x = f\"{where}: {', '.join(a)}\"\n@cache\ndef f() -> D:\n    return D(a=(1,), b=None)\n",
-	}
-	for _, s := range good {
-		if err := validPython([]byte(s)); err != nil {
-			t.Errorf("%q: %v", s, err)
-		}
-	}
-	bad := map[string]string{
-		"a string over a line":     "x = \"a\nb\"\n",
-		"an unclosed string":       "x = \"ab\n",
-		"an unclosed docstring":    "\"\"\"doc\n",
-		"an unknown escape":        "x = \"a\\qb\"\n",
-		"a short hex escape":       "x = \"\\x4\"\n",
-		"an unclosed bracket":      "f(\n",
-		"a stray closer":           "f())\n",
-		"crossed brackets":         "f([)]\n",
-		"an indent without colon":  "x = 1\n    y = 2\n",
-		"a block not indented":     "def f():\nreturn 1\n",
-		"a dedent to nowhere":      "def f():\n    if x:\n        y\n  z\n",
-		"a tab":                    "def f():\n\treturn 1\n",
-		"a carriage return":        "x = 1\r\n",
-		"a semicolon":              "x = 1; y = 2\n",
-		"a line joined":            "x = f(1, \\\n2)\n",
-		"a character no token":     "x = $a\n",
-		"a name not in NFKC":       "ｑｔｙ = 1\n",
-		"a file ending in a colon": "def f():\n",
-	}
-	for what, s := range bad {
-		if err := validPython([]byte(s)); err == nil {
-			t.Errorf("%s: %q passed", what, s)
-		}
-	}
 }
