@@ -1,8 +1,11 @@
 // Package client says what a client language gives chobo: its name, the
 // files it writes, its generator, the checks of the names it hands out,
-// and what `chobo api` says of its clients. The registry of targets (chobo/target) pairs every language with
-// every backend, so a new language is one value of this type and a folder
-// beside client/golang, not an edit in each place that lists targets.
+// and what `chobo api` says of its clients, its targets' summaries and the
+// check the fuzz tests run on its files. The registry of targets
+// (chobo/target) pairs every language with every backend, so a new
+// language is one value of this type in its own folder, lang/<language>,
+// and one line of chobo/target/languages.go, not an edit in each place
+// that lists targets.
 package client
 
 import (
