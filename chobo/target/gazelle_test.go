@@ -137,7 +137,7 @@ func TestGazelleTargetsAgree(t *testing.T) {
 		clients[tg.Name] = true
 		gc, ok := gz[tg.Name]
 		if !ok {
-			t.Errorf("gazelle/kinds.go lacks %s", tg.Name)
+			t.Errorf("Gazelle (gazelle/kinds.go, gazelle/registry) lacks %s", tg.Name)
 			continue
 		}
 		if gc.language != tg.Language {
@@ -153,7 +153,7 @@ func TestGazelleTargetsAgree(t *testing.T) {
 	}
 	for name := range gz {
 		if !clients[name] {
-			t.Errorf("gazelle/kinds.go has %s, which the registry does not", name)
+			t.Errorf("Gazelle (gazelle/kinds.go, gazelle/registry) has %s, which the registry does not", name)
 		}
 	}
 }

@@ -26,8 +26,9 @@ var (
 	quoted    = regexp.MustCompile(`"([^"]*)"`)
 )
 
-// bzlFolder is the load of a language's own defs.bzl in targets.bzl.
-var bzlFolder = regexp.MustCompile(`(?m)^load\("//(lang/[a-z]+):defs\.bzl"`)
+// bzlFolder is the load of a language's own defs.bzl in targets.bzl, by
+// the name FOLDERS lists it under.
+var bzlFolder = regexp.MustCompile(`(?m)^load\("//(lang/[a-z]+):defs\.bzl", ([a-z_]+) = "LANGUAGE"\)`)
 
 // registryBzl reads the registry of the Bazel rules, targets.bzl, and the
 // defs.bzl of each language of lang/ it loads, which has its targets: by
@@ -41,8 +42,13 @@ func registryBzl(t *testing.T) map[string]string {
 		}
 		return string(data)
 	}
-	out := map[string]string{"rules/private/targets.bzl": read("rules/private/targets.bzl")}
-	for _, m := range bzlFolder.FindAllStringSubmatch(out["rules/private/targets.bzl"], -1) {
+	registry := read("rules/private/targets.bzl")
+	out := map[string]string{"rules/private/targets.bzl": registry}
+	folders, _, _ := strings.Cut(registry[strings.Index(registry, "\nFOLDERS = [")+1:], "]")
+	for _, m := range bzlFolder.FindAllStringSubmatch(registry, -1) {
+		if !strings.Contains(folders, "\n    "+m[2]+",\n") {
+			t.Errorf("targets.bzl loads %s/defs.bzl as %s, which FOLDERS does not list", m[1], m[2])
+		}
 		path := m[1] + "/defs.bzl"
 		out[path] = read(path)
 	}
