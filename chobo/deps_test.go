@@ -18,10 +18,14 @@ import (
 // not name, so that a new package is placed on purpose.
 //
 // A line is a package and what it may import. A name is a folder under
-// chobo/, except those starting with runtime/, tests/ or gazelle/, which
-// are folders of the module root. "x/..." is x and every folder below it;
-// on the left, the longest name that matches a package is its rule. "*"
-// is every package of chobo/ and runtime/ (not tests/... or gazelle/...),
+// chobo/, except those starting with runtime/, tests/, gazelle/ or lang/,
+// which are folders of the module root. "x/..." is x and every folder below it;
+// on the left, the longest name that matches a package is its rule. A
+// folder named "*" is any one folder: lang/* is every language's folder
+// (lang/<language>), and a "*" in what such a line allows is that same
+// language, so that one line places every language's package of that
+// kind and no language reaches into another's. "*" alone
+// is every package of chobo/ and runtime/ (not tests/..., gazelle/... or lang/...),
 // "!x" takes x back out of what comes before it, and "-" is nothing. Only
 // the imports of a package's own files count, not those of its tests.
 const depsRules = `
@@ -59,8 +63,8 @@ backend/...       book ids diag gen version client/model runtime/go/chobotb
 # a new language never learns a backend's internals.
 client/model      book ids backend/... runtime/go/chobotb
 client/lit        runtime/go/chobotb
-client/...        book ids diag gen version client client/model client/lit runtime/typescript runtime/python
-target            book diag gen backend/... client/...
+client/...        book ids diag gen version client client/model client/lit runtime/typescript
+target            book diag gen backend/... client/... lang/*
 
 # Scenarios shown in a backend's terms and run against what was built.
 show              book diag ids interp scenario backend/... client/model runtime/go/... !runtime/go/driver/...
@@ -93,25 +97,37 @@ runtime/go/...    runtime/go/... !runtime/go/driver/... ids
 # The TypeScript runtime's sources, carried into the compiler to be
 # written into each TypeScript client.
 runtime/typescript  -
-# The Python runtime's sources, carried in the same way.
-runtime/python      -
 # The drivers sit beside their runtimes and are linked by the runner and
 # the tests only: the Go one calls the client it has compiled in by the
 # names the protocol hands it (reading the history reads' answers as the
 # runtime's types), and reaches TigerBeetle through the wire; the
-# TypeScript one compiles a client with tsc; the Python one lays a
-# client out beside driver.py. Each is its language's driver kit.
+# TypeScript one compiles a client with tsc. Each is its language's
+# driver kit.
 runtime/go/driver/...      runtime/go/chobo runtime/go/chobotb runtime/go/driver ids client/golang conformance/protocol conformance/tbwire conformance/driverkit
 runtime/typescript/driver  conformance/driverkit
-runtime/python/driver      conformance/driverkit
 # The list of every language's kit, which the runner and the tests range
 # over.
-runtime/driverkits         conformance/driverkit runtime/go/driver runtime/typescript/driver runtime/python/driver
+runtime/driverkits         conformance/driverkit runtime/go/driver runtime/typescript/driver lang/*/driver
+
+# A client language's folder, lang/<language>. Its root package is the
+# generator, which stands where client/... does; runtime/ carries the
+# sources of the runtime that it writes into each client; driver/ is the
+# language's driver kit, linked by the runner and the tests only;
+# gazelle/ is what chobo's Gazelle language knows of its clients, and
+# runs inside a user's gazelle_binary, so it links nothing of chobo but
+# the shape of what a language tells Gazelle (gazelle/clientlang).
+lang/*            book ids diag gen version client client/model client/lit lang/*/runtime
+lang/*/runtime    -
+lang/*/driver     conformance/driverkit
+lang/*/gazelle    gazelle/clientlang
 
 # The Gazelle language: it writes BUILD files from file names and a book's
 # first line, and runs inside a user's gazelle_binary, so it links none of
-# the compiler.
-gazelle/...       -
+# the compiler; what it knows of a language of lang/ is that language's
+# gazelle package, of the shape gazelle/clientlang says, which
+# gazelle/registry lists.
+gazelle/...        gazelle/clientlang gazelle/registry lang/*/gazelle
+gazelle/clientlang -
 `
 
 // rule is one line of depsRules, its names made module-relative.
@@ -149,7 +165,7 @@ func parseRules(t *testing.T) []rule {
 
 // rooted turns a name of the table into a path from the module root.
 func rooted(name string) string {
-	for _, top := range []string{"runtime", "tests", "gazelle"} {
+	for _, top := range []string{"runtime", "tests", "gazelle", "lang"} {
 		if name == top || strings.HasPrefix(name, top+"/") {
 			return name
 		}
@@ -157,19 +173,44 @@ func rooted(name string) string {
 	return "chobo/" + name
 }
 
-// matches reports whether pattern (a path or "x/...") covers pkg, and how
-// closely: the length of what it names, 0 for no match.
+// matches reports whether pattern (a path or "x/...", whose folders
+// may be "*") covers pkg, and how closely: the length of what it names,
+// 0 for no match.
 func matches(pattern, pkg string) int {
-	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
-		if pkg == base || strings.HasPrefix(pkg, base+"/") {
-			return len(base)
-		}
+	base, below := strings.CutSuffix(pattern, "/...")
+	want, have := strings.Split(base, "/"), strings.Split(pkg, "/")
+	if len(have) < len(want) || !below && len(have) != len(want) {
 		return 0
 	}
-	if pkg == pattern {
+	for i, w := range want {
+		if w != "*" && w != have[i] {
+			return 0
+		}
+	}
+	if !below {
 		return len(pattern) + 1 // a name beats a pattern of the same folder
 	}
-	return 0
+	return len(base)
+}
+
+// bind writes into r's list the folder that a "*" of r's name matched in
+// pkg, so that lang/*/runtime allowed to lang/* is the same language's.
+func (r rule) bind(pkg string) rule {
+	name, have := strings.Split(strings.TrimSuffix(r.pkg, "/..."), "/"), strings.Split(pkg, "/")
+	star := ""
+	for i, n := range name {
+		if n == "*" {
+			star = have[i]
+		}
+	}
+	if star == "" {
+		return r
+	}
+	out := rule{pkg: r.pkg}
+	for _, a := range r.allow {
+		out.allow = append(out.allow, strings.ReplaceAll(a, "/*/", "/"+star+"/"))
+	}
+	return out
 }
 
 // ruleFor returns the rule of pkg: the one whose name matches it best.
@@ -180,7 +221,7 @@ func ruleFor(rules []rule, pkg string) (rule, bool) {
 			best, score = r, s
 		}
 	}
-	return best, score > 0
+	return best.bind(pkg), score > 0
 }
 
 // covered reports whether pkg is one of the packages the table speaks of,
@@ -208,12 +249,12 @@ func (r rule) allows(imp string) bool {
 	return ok
 }
 
-// modulePackages reads every package under chobo/, runtime/ and gazelle/ and the
+// modulePackages reads every package under chobo/, runtime/, gazelle/ and lang/ and the
 // module-internal imports of its own files, by module-relative path.
 func modulePackages(t *testing.T, root, module string) map[string][]string {
 	t.Helper()
 	pkgs := map[string][]string{}
-	for _, top := range []string{"chobo", "runtime", "gazelle"} {
+	for _, top := range []string{"chobo", "runtime", "gazelle", "lang"} {
 		if _, err := os.Stat(filepath.Join(root, top)); errors.Is(err, fs.ErrNotExist) {
 			continue // runtime/ may not exist yet
 		}
@@ -329,9 +370,24 @@ func TestDependencyRules(t *testing.T) {
 		{"runtime/go/chobopg", "runtime/go/driver", false},
 		{"chobo/conformance", "runtime/go/driver", false},
 		{"runtime/typescript", "runtime/typescript/driver", false},
-		{"runtime/python/driver", "chobo/conformance/driverkit", true},
+		{"lang/python/driver", "chobo/conformance/driverkit", true},
+		{"lang/python", "lang/python/runtime", true},
+		{"lang/python", "lang/other/runtime", false},
+		{"lang/python", "lang/python/driver", false},
+		{"lang/python", "chobo/client/model", true},
+		{"lang/python", "chobo/scenario", false},
+		{"lang/python/runtime", "chobo/diag", false},
+		{"lang/python/gazelle", "chobo/book", false},
+		{"gazelle/registry", "lang/python/gazelle", true},
+		{"lang/python/gazelle", "gazelle/clientlang", true},
+		{"lang/python/gazelle", "gazelle", false},
+		{"gazelle/clientlang", "lang/python/gazelle", false},
+		{"gazelle", "lang/python", false},
+		{"chobo/target", "lang/python", true},
+		{"chobo/target", "lang/python/driver", false},
 		{"chobo/conformance/driverkit", "chobo/conformance/protocol", false},
-		{"runtime/driverkits", "runtime/python/driver", true},
+		{"runtime/driverkits", "lang/python/driver", true},
+		{"runtime/driverkits", "lang/python", false},
 		{"runtime/driverkits", "chobo/check", false},
 		{"chobo/conformance", "runtime/driverkits", false},
 		{"chobo/client/typescript", "runtime/typescript/driver", false},

@@ -96,12 +96,13 @@ func apparentRepo(moduleToApparentName func(string) string) string {
 
 // clientTarget is what Gazelle writes for one client target of chobo:
 // the target's name is <book>_<short>_client and, for a Go client, its
-// import path <base>/<book><importSuffix>. A TypeScript or Python client
-// is one file and has no import path (a Python one is imported by the
-// book's name). The table follows the compiler's registry of targets
-// (chobo/target), which Gazelle may not link: a test there
+// import path <base>/<book><importSuffix>. A TypeScript client is one
+// file and has no import path. The table follows the compiler's registry
+// of targets (chobo/target), which Gazelle may not link: a test there
 // reads this file and fails when the two disagree on a target's name or
-// language, so its entries are plain literals.
+// language, so its entries are plain literals. The targets of a language
+// of lang/ are not written here: its gazelle package lists them
+// (gazelle/registry), and they join this table as the package starts.
 type clientTarget struct {
 	short, importSuffix string
 	// language is the one of the registry; its row in clientLanguages
@@ -114,8 +115,6 @@ var clientTargets = map[string]clientTarget{
 	"tigerbeetle-go":         {short: "tb", importSuffix: "tb", language: "go"},
 	"postgres-typescript":    {short: "ts", language: "typescript"},
 	"tigerbeetle-typescript": {short: "tb_ts", language: "typescript"},
-	"postgres-python":        {short: "py", language: "python"},
-	"tigerbeetle-python":     {short: "tb_py", language: "python"},
 }
 
 // defaultClient is the target of a chobo_client that names none, as

@@ -3,20 +3,24 @@ package gazelle
 import (
 	"path"
 	"strings"
-	"unicode"
 
 	"github.com/bazelbuild/bazel-gazelle/config"
 	"github.com/bazelbuild/bazel-gazelle/label"
 	golang "github.com/bazelbuild/bazel-gazelle/language/go"
 	"github.com/bazelbuild/bazel-gazelle/resolve"
 	"github.com/bazelbuild/bazel-gazelle/rule"
+
+	"github.com/chobo-lang/chobo/gazelle/clientlang"
+	"github.com/chobo-lang/chobo/gazelle/registry"
 )
 
 // clientLanguage is what Gazelle knows of the clients of one language of
 // the registry (clientTargets' language): what it writes on the rule, and
 // how a program of another Gazelle language finds the client by its
 // import. The rest of the package asks this table and never names a
-// language, so a language is one row.
+// language, so a language is one row: here for the languages not yet in a
+// folder of their own, and, for one of lang/<language>, the row that its
+// gazelle package gives (gazelle/registry), which folded adds.
 type clientLanguage struct {
 	// importLang is the name of the Gazelle language whose programs
 	// import these clients, which is also the Lang of the import specs
@@ -50,12 +54,45 @@ var clientLanguages = map[string]clientLanguage{
 	// rule; no Gazelle language that can run beside this one here
 	// resolves it (docs/bazel.md, "Gazelle").
 	"typescript": {},
-	// chobo_client makes a py_library whose one module is imported by
-	// its file name; rules_python's Gazelle language is "py".
-	"python": {
-		importLang: "py",
-		importOf:   pythonModuleOf,
-	},
+}
+
+// The languages of lang/ join clientTargets and clientLanguages as the
+// package starts: their rows are data of their own packages, which a
+// literal here cannot name.
+func init() {
+	for _, l := range registry.Folders {
+		for name, short := range l.Targets {
+			clientTargets[name] = clientTarget{short: short, language: l.Name}
+		}
+		clientLanguages[l.Name] = folded(l)
+	}
+}
+
+// folded is the row of a language of lang/.
+func folded(l clientlang.Language) clientLanguage {
+	row := clientLanguage{importLang: l.ImportLang}
+	if l.ImportOf != nil {
+		row.importOf = func(r *rule.Rule, f *rule.File) string {
+			return l.ImportOf(r.AttrString("out"), bookFileOf(r, f))
+		}
+	}
+	return row
+}
+
+// bookFileOf is the file name of the .book file of the client r's book,
+// "" unless its chobo_book is a rule of f.
+func bookFileOf(r *rule.Rule, f *rule.File) string {
+	target, local := localTarget(r.AttrString("book"))
+	if !local || f == nil {
+		return ""
+	}
+	for _, b := range f.Rules {
+		if b.Kind() == bookKind && b.Name() == target {
+			src := b.AttrString("src")
+			return src[strings.LastIndexAny(src, ":/")+1:]
+		}
+	}
+	return ""
 }
 
 // languageOf is the row of client target t, false for a target Gazelle
@@ -143,62 +180,4 @@ func goBuiltin(c *config.Config, imp string) []resolve.FindResult {
 		return []resolve.FindResult{{Label: label.New(repo, officialTigerBeetlePkg, officialTigerBeetleLabel)}}
 	}
 	return nil
-}
-
-// pythonModuleOf is the name a Python program imports the client r by:
-// chobo_client writes one module named by its out, else after the .book
-// file up to its first dot (stock.book, stock.v2.book: stock), so the
-// book's chobo_book must be in f to be read. A name Python could not
-// import (a file name that is no identifier) is "".
-func pythonModuleOf(r *rule.Rule, f *rule.File) string {
-	var name string
-	if out := r.AttrString("out"); out != "" {
-		// An out in a folder of its own ("sub/stock.py") is not on the
-		// path chobo_client's library adds; no identifier has a slash.
-		name = strings.TrimSuffix(out, ".py")
-	} else {
-		target, local := localTarget(r.AttrString("book"))
-		if !local || f == nil {
-			return ""
-		}
-		for _, b := range f.Rules {
-			if b.Kind() == bookKind && b.Name() == target {
-				src := b.AttrString("src")
-				src = src[strings.LastIndexAny(src, ":/")+1:]
-				if !strings.HasSuffix(src, bookExt) {
-					return ""
-				}
-				name, _, _ = strings.Cut(strings.TrimSuffix(src, bookExt), ".")
-				break
-			}
-		}
-	}
-	if !isPythonIdentifier(name) {
-		return ""
-	}
-	return name
-}
-
-// pythonKeywords cannot be imported, though they are identifiers.
-var pythonKeywords = map[string]bool{
-	"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true,
-	"async": true, "await": true, "break": true, "class": true, "continue": true,
-	"def": true, "del": true, "elif": true, "else": true, "except": true,
-	"finally": true, "for": true, "from": true, "global": true, "if": true,
-	"import": true, "in": true, "is": true, "lambda": true, "nonlocal": true,
-	"not": true, "or": true, "pass": true, "raise": true, "return": true,
-	"try": true, "while": true, "with": true, "yield": true,
-}
-
-// isPythonIdentifier reports whether s can follow `import`.
-func isPythonIdentifier(s string) bool {
-	if s == "" || pythonKeywords[s] {
-		return false
-	}
-	for i, r := range s {
-		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
-			return false
-		}
-	}
-	return true
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
-	pydriver "github.com/chobo-lang/chobo/runtime/python/driver"
+	pydriver "github.com/chobo-lang/chobo/lang/python/driver"
 )
 
 // Behind a connection pooler (PgBouncer): the clients on a real server

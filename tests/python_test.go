@@ -15,15 +15,15 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
-	pydriver "github.com/chobo-lang/chobo/runtime/python/driver"
+	pydriver "github.com/chobo-lang/chobo/lang/python/driver"
 )
 
 // pyRuntimeDir is the Python runtime's package, from tests/.
-const pyRuntimeDir = "../runtime/python"
+const pyRuntimeDir = "../lang/python/runtime"
 
 // python3 returns the interpreter the Python runtime's tests run with, or
 // skips t with a SKIP line when there is none to run them with: the one of
-// runtime/python/.venv when tests/setup.sh made it, since it has the
+// lang/python/runtime/.venv when tests/setup.sh made it, since it has the
 // drivers the tests of the TigerBeetle books need (without them those
 // tests skip), else python3 from PATH. Under Bazel the runtime's sources
 // are not in the test's sandbox, so it always skips there; under CI
@@ -49,7 +49,7 @@ func python3(t *testing.T) string {
 	if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
 		t.Fatalf("the Python runtime's tests cannot run here: %s", why)
 	}
-	fmt.Println("SKIP: runtime/python: " + why)
+	fmt.Println("SKIP: lang/python/runtime: " + why)
 	t.Skip("SKIP: " + why)
 	return ""
 }
@@ -101,11 +101,11 @@ func TestPythonRuntime(t *testing.T) {
 	if ran == "" || !strings.Contains(out, "\nOK") {
 		t.Fatalf("the Python runtime's unit tests did not report success:\n%s", out)
 	}
-	t.Logf("runtime/python: %s", ran)
+	t.Logf("lang/python/runtime: %s", ran)
 }
 
 // TestPythonRuntimeTypes holds the Python runtime and its tests to mypy
-// --strict, at the version runtime/python/requirements-dev.txt pins, from
+// --strict, at the version lang/python/runtime/requirements-dev.txt pins, from
 // the virtual environment tests/setup.sh makes beside them. Without it,
 // the test skips with a SKIP line; under CI it must be there.
 func TestPythonRuntimeTypes(t *testing.T) {
@@ -117,9 +117,9 @@ func TestPythonRuntimeTypes(t *testing.T) {
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "MYPYPATH=src")
 	b, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("mypy --strict on runtime/python: %v\n%s", err, b)
+		t.Fatalf("mypy --strict on lang/python/runtime: %v\n%s", err, b)
 	}
-	t.Logf("runtime/python: %s", strings.TrimSpace(string(b)))
+	t.Logf("lang/python/runtime: %s", strings.TrimSpace(string(b)))
 }
 
 // venvBin is the bin folder of the Python runtime's virtual environment
@@ -133,7 +133,7 @@ func venvBin(t *testing.T) string {
 		_, err = os.Stat(filepath.Join(bin, "mypy"))
 	}
 	if err != nil {
-		why := "runtime/python/.venv has no mypy: run tests/setup.sh"
+		why := "lang/python/runtime/.venv has no mypy: run tests/setup.sh"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(why)
 		}

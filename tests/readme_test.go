@@ -15,10 +15,10 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/ids"
+	pydriver "github.com/chobo-lang/chobo/lang/python/driver"
 	"github.com/chobo-lang/chobo/runtime/driverkits"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
-	pydriver "github.com/chobo-lang/chobo/runtime/python/driver"
 )
 
 // The walk of a README ("From a book to a call") is held by following it:

@@ -67,8 +67,8 @@ git ls-files -z --cached --others --exclude-standard |
 # (tests/setup.sh makes one in each, the same packages pinned): the copy
 # takes this checkout's. A conformance test's inputs hold the interpreter,
 # not its path, so the copy's Python tests still come from the cache.
-if [ -d runtime/python/.venv ]; then
-  ln -s "$root/runtime/python/.venv" "$copy/runtime/python/.venv"
+if [ -d lang/python/runtime/.venv ]; then
+  ln -s "$root/lang/python/runtime/.venv" "$copy/lang/python/runtime/.venv"
 fi
 
 free_port() {

@@ -131,7 +131,7 @@ fi
 # PyPI with pip, into a virtualenv of its own in a cache outside the
 # repository (keep the path in step with tests/remote_cache.sh). 0.4.4 is
 # the newest release that runs on Python 3.11.
-# Python 3.11 or newer: the Python runtime's unit tests (runtime/python)
+# Python 3.11 or newer: the Python runtime's unit tests (lang/python/runtime)
 # run on it, and BuildGrid below is installed with it.
 if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
@@ -146,7 +146,16 @@ fi
 echo "setup: $(python3 --version)"
 # The Python runtime's checks (mypy), psycopg and the tigerbeetle package, pinned in its requirements-dev.txt,
 # in a virtual environment beside it, as npm ci fills node_modules below.
-py_dir=runtime/python
+py_dir=lang/python/runtime
+# A checkout made before the runtime lived in lang/python/runtime has its
+# environment at runtime/python/.venv, which git no longer ignores; an
+# environment cannot be moved (its scripts name their own path), so that
+# one goes and the one below is made in its place.
+if [ -d runtime/python/.venv ] && [ ! -e runtime/python/pyproject.toml ]; then
+  echo "setup: removing runtime/python/.venv (the environment is $py_dir/.venv now)"
+  rm -rf runtime/python/.venv
+  rmdir runtime/python 2>/dev/null || true
+fi
 if ! cmp -s "$py_dir/requirements-dev.txt" "$py_dir/.venv/requirements-dev.txt.installed" 2>/dev/null; then
   echo "setup: pip install -r $py_dir/requirements-dev.txt into $py_dir/.venv"
   if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

@@ -1,8 +1,11 @@
 // Package client says what a client language gives chobo: its name, the
 // files it writes, its generator, the checks of the names it hands out,
-// and what `chobo api` says of its clients. The registry of targets (chobo/target) pairs every language with
-// every backend, so a new language is one value of this type and a folder
-// beside client/golang, not an edit in each place that lists targets.
+// and what `chobo api` says of its clients, its targets' summaries and the
+// check the fuzz tests run on its files. The registry of targets
+// (chobo/target) pairs every language with every backend, so a new
+// language is one value of this type in its own folder, lang/<language>,
+// and one line of chobo/target/languages.go, not an edit in each place
+// that lists targets.
 package client
 
 import (
@@ -35,6 +38,13 @@ type Language struct {
 	// Read reads that JSON back, as a deployed version printed it.
 	Describe func(m *model.Model) Described
 	Read     func(data []byte) (Described, error)
+	// Summary says, by backend, what the language's client on it is, for
+	// help's list of targets.
+	Summary map[string]diag.Text
+	// Valid reads a file of a client, cheaply enough for the registry's
+	// fuzz tests (chobo/target) to run it on every input: nil when the
+	// error is only what the language itself would refuse of the file.
+	Valid func(data []byte) error
 }
 
 // Described is what `chobo api` says of one client: the names it gives,

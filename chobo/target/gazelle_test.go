@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	gazelleregistry "github.com/chobo-lang/chobo/gazelle/registry"
 )
 
 // gazelleClient is one entry of clientTargets in gazelle/kinds.go.
@@ -103,12 +105,30 @@ func readGazelleKinds(t *testing.T) (map[string]gazelleClient, string) {
 	return out, def
 }
 
+// gazelleTargets are Gazelle's client targets: the table of
+// gazelle/kinds.go, and those of each language of lang/, which Gazelle's
+// registry of them lists (a package of data that links nothing of
+// Gazelle).
+func gazelleTargets(t *testing.T) map[string]gazelleClient {
+	t.Helper()
+	gz, _ := readGazelleKinds(t)
+	for _, l := range gazelleregistry.Folders {
+		for name, short := range l.Targets {
+			if _, ok := gz[name]; ok {
+				t.Errorf("%s is both in gazelle/kinds.go and the %s language's gazelle package", name, l.Name)
+			}
+			gz[name] = gazelleClient{short: short, language: l.Name}
+		}
+	}
+	return gz
+}
+
 // TestGazelleTargetsAgree checks that Gazelle's table has every client
 // target of the registry and nothing else, each with the registry's
 // language, and that the clients Gazelle gives an import path (the Go
 // ones) are exactly those whose files form a package directory.
 func TestGazelleTargetsAgree(t *testing.T) {
-	gz, _ := readGazelleKinds(t)
+	gz := gazelleTargets(t)
 	clients := map[string]bool{}
 	for _, tg := range All {
 		if tg.Language == "sql" {
@@ -117,7 +137,7 @@ func TestGazelleTargetsAgree(t *testing.T) {
 		clients[tg.Name] = true
 		gc, ok := gz[tg.Name]
 		if !ok {
-			t.Errorf("gazelle/kinds.go lacks %s", tg.Name)
+			t.Errorf("Gazelle (gazelle/kinds.go, gazelle/registry) lacks %s", tg.Name)
 			continue
 		}
 		if gc.language != tg.Language {
@@ -133,7 +153,7 @@ func TestGazelleTargetsAgree(t *testing.T) {
 	}
 	for name := range gz {
 		if !clients[name] {
-			t.Errorf("gazelle/kinds.go has %s, which the registry does not", name)
+			t.Errorf("Gazelle (gazelle/kinds.go, gazelle/registry) has %s, which the registry does not", name)
 		}
 	}
 }

@@ -12,10 +12,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/client"
-	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
-	"github.com/chobo-lang/chobo/chobo/client/python"
-	"github.com/chobo-lang/chobo/chobo/client/typescript"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/gen"
 )
@@ -44,18 +41,14 @@ var backends = []struct {
 	{model.TigerBeetle, tigerbeetle.Check},
 }
 
-// languages are the client languages, in the order help lists them.
-var languages = []*client.Language{&golang.Language, &typescript.Language, &python.Language}
-
-// summaries say what each target writes, for help.
+// summaries say what each target writes, for help, for the schema and
+// the languages whose description has no Summary.
 var summaries = map[string]diag.Text{
 	"postgres":               diag.T("PostgreSQL schema, tables and functions", "PostgreSQL のスキーマ、テーブル、関数"),
 	"postgres-go":            diag.T("a Go package that calls the PostgreSQL functions through pgx", "PostgreSQL の関数を pgx で呼ぶ Go のパッケージ"),
 	"tigerbeetle-go":         diag.T("a Go package that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-go", "操作ごとに一つのチェーンを tigerbeetle-go で TigerBeetle に送る Go のパッケージ"),
 	"postgres-typescript":    diag.T("one TypeScript file that calls the PostgreSQL functions through pg, or anything with query(text, values)", "PostgreSQL の関数を pg(か query(text, values) を持つもの)で呼ぶ TypeScript のファイル一つ"),
 	"tigerbeetle-typescript": diag.T("one TypeScript file that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-node", "操作ごとに一つのチェーンを tigerbeetle-node で TigerBeetle に送る TypeScript のファイル一つ"),
-	"postgres-python":        diag.T("one Python file that calls the PostgreSQL functions through psycopg 3 or psycopg2, blocking or with asyncio", "PostgreSQL の関数を psycopg 3 か psycopg2 で呼ぶ Python のファイル一つ。同期でも asyncio でも呼べる"),
-	"tigerbeetle-python":     diag.T("one Python file that sends each operation to TigerBeetle as one linked chain, through the official tigerbeetle package, blocking or with asyncio", "操作ごとに一つのチェーンを公式の tigerbeetle パッケージで TigerBeetle に送る Python のファイル一つ。同期でも asyncio でも呼べる"),
 }
 
 // All lists the targets in the order help shows them: the schema, then
@@ -75,8 +68,12 @@ func registry() []Target {
 	for _, l := range languages {
 		for _, be := range backends {
 			name := be.name + "-" + l.Name
+			summary, ok := l.Summary[be.name]
+			if !ok {
+				summary = summaries[name]
+			}
 			all = append(all, Target{Name: name, Backend: be.name, Language: l.Name,
-				Files: l.Files, Summary: summaries[name], client: l, build: clientBuild(l, be.name)})
+				Files: l.Files, Summary: summary, client: l, build: clientBuild(l, be.name)})
 		}
 	}
 	return all

@@ -26,41 +26,73 @@ var (
 	quoted    = regexp.MustCompile(`"([^"]*)"`)
 )
 
-// readTargetsBzl reads the TARGETS table of the Bazel rules. It is plain
-// Starlark data, so a pattern reads it; a change of its shape makes this
-// test fail rather than pass by reading nothing.
-func readTargetsBzl(t *testing.T) map[string]bzlTarget {
+// bzlFolder is the load of a language's own defs.bzl in targets.bzl, by
+// the name FOLDERS lists it under.
+var bzlFolder = regexp.MustCompile(`(?m)^load\("//(lang/[a-z]+):defs\.bzl", ([a-z_]+) = "LANGUAGE"\)`)
+
+// registryBzl reads the registry of the Bazel rules, targets.bzl, and the
+// defs.bzl of each language of lang/ it loads, which has its targets: by
+// path from the module root, each file's text.
+func registryBzl(t *testing.T) map[string]string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "rules", "private", "targets.bzl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(data)
-	start := strings.Index(text, "TARGETS = {")
-	if start < 0 {
-		t.Fatal("targets.bzl has no TARGETS table")
-	}
-	out := map[string]bzlTarget{}
-	for _, m := range bzlEntry.FindAllStringSubmatch(text[start:], -1) {
-		var bt bzlTarget
-		for _, f := range bzlString.FindAllStringSubmatch(m[2], -1) {
-			if f[1] == "backend" {
-				bt.backend = f[2]
-			} else {
-				bt.language = f[2]
-			}
+	read := func(path string) string {
+		data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(path)))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if fm := bzlFiles.FindStringSubmatch(m[2]); fm != nil {
-			for _, q := range quoted.FindAllStringSubmatch(fm[1], -1) {
-				bt.files = append(bt.files, q[1])
-			}
-		}
-		out[m[1]] = bt
+		return string(data)
 	}
-	if len(out) == 0 {
-		t.Fatal("read no entry from TARGETS")
+	registry := read("rules/private/targets.bzl")
+	out := map[string]string{"rules/private/targets.bzl": registry}
+	folders, _, _ := strings.Cut(registry[strings.Index(registry, "\nFOLDERS = [")+1:], "]")
+	for _, m := range bzlFolder.FindAllStringSubmatch(registry, -1) {
+		if !strings.Contains(folders, "\n    "+m[2]+",\n") {
+			t.Errorf("targets.bzl loads %s/defs.bzl as %s, which FOLDERS does not list", m[1], m[2])
+		}
+		path := m[1] + "/defs.bzl"
+		out[path] = read(path)
 	}
 	return out
+}
+
+// readTargetsBzl reads the TARGETS tables of the Bazel rules. They are
+// plain Starlark data, so a pattern reads them; a change of their shape
+// makes this test fail rather than pass by reading nothing.
+func readTargetsBzl(t *testing.T) map[string]bzlTarget {
+	t.Helper()
+	out := map[string]bzlTarget{}
+	for path, text := range registryBzl(t) {
+		start := strings.Index(text, "TARGETS = {")
+		if start < 0 {
+			t.Fatalf("%s has no TARGETS table", path)
+		}
+		n := len(out)
+		for _, m := range bzlEntry.FindAllStringSubmatch(text[start:], -1) {
+			out[m[1]] = readBzlTarget(m[2])
+		}
+		if len(out) == n {
+			t.Fatalf("read no entry from the TARGETS of %s", path)
+		}
+	}
+	return out
+}
+
+// readBzlTarget reads the fields of one entry of TARGETS.
+func readBzlTarget(fields string) bzlTarget {
+	var bt bzlTarget
+	for _, f := range bzlString.FindAllStringSubmatch(fields, -1) {
+		if f[1] == "backend" {
+			bt.backend = f[2]
+		} else {
+			bt.language = f[2]
+		}
+	}
+	if fm := bzlFiles.FindStringSubmatch(fields); fm != nil {
+		for _, q := range quoted.FindAllStringSubmatch(fm[1], -1) {
+			bt.files = append(bt.files, q[1])
+		}
+	}
+	return bt
 }
 
 // TestBazelTargetsAgree checks that every client target of the registry

@@ -211,14 +211,15 @@ def chobo_conformance_test(name, book, scenarios = [], versions = [], client = N
     Runs every scenario of a book and compares each run with the reference
     interpreter: on a throwaway PostgreSQL cluster through the book's SQL
     functions, and through each client in `clients`, driven as a process
-    (`<client>_driver`, which chobo_client makes): a postgres-go,
-    postgres-typescript or postgres-python client on the same cluster, a
-    tigerbeetle-go client on chobo's model of TigerBeetle and, when the
-    TigerBeetle toolchain has a binary, every TigerBeetle client on a real
-    replica. A TypeScript client is compiled with tsc and driven by
-    chobo's TypeScript driver on the Node toolchain (toolchains/node), a
-    Python one by chobo's Python driver on the Python toolchain
-    (toolchains/python). Each log ends with one line per pair.
+    (`<client>_driver`, which chobo_client makes): every PostgreSQL
+    client on the same cluster, a tigerbeetle-go client on chobo's model
+    of TigerBeetle and, when the TigerBeetle toolchain has a binary, every
+    TigerBeetle client on a real replica. Each client is driven by its
+    language's driver, on the toolchain the language names, if any: a
+    TypeScript client is compiled with tsc and driven on the Node
+    toolchain (toolchains/node); a language that lives in a folder of its
+    own, lang/<language>, has its toolchain in lang/<language>/toolchain.
+    Each log ends with one line per pair.
 
     The scenarios are the ones chobo generates for the book, plus
     `scenarios` (hand-written JSON, the format of `chobo run --scenario`),

@@ -1,13 +1,22 @@
 """What each `chobo build` client target writes, and how its library is made.
 
-A new client target is one entry in TARGETS (and, for a new language, one
-entry in LANGUAGES); neither chobo_client nor chobo_conformance_test has a
-branch per language.
+The registry of the client languages for the Bazel rules. A language that
+lives in a folder of its own, lang/<language>, says all of this in its
+lang/<language>/defs.bzl, as one struct, LANGUAGE, which is loaded here
+and listed in FOLDERS: that is the whole of its entry. The languages not
+yet in such a folder are entries of LANGUAGES and TARGETS below. Neither
+chobo_client nor chobo_conformance_test has a branch per language.
 """
 
 load("@rules_go//go:def.bzl", "go_binary", "go_library")
-load("@rules_python//python:defs.bzl", "py_library")
+load("//lang/python:defs.bzl", python = "LANGUAGE")
 load(":driver.bzl", "chobo_driver", "go_driver_main")
+
+# The languages of lang/<language>, each its LANGUAGE, in the order of the
+# registry of targets (chobo/target).
+FOLDERS = [
+    python,
+]
 
 def _go_library(name, srcs, importpath, deps, visibility, tags):
     go_library(
@@ -26,22 +35,6 @@ def _typescript_sources(name, srcs, importpath, deps, visibility, tags):  # buil
     native.filegroup(
         name = name,
         srcs = srcs,
-        visibility = visibility,
-        tags = tags,
-    )
-
-def _python_library(name, srcs, importpath, deps, visibility, tags):  # buildifier: disable=unused-variable
-    # A Python client is one self-contained module named after the book;
-    # chobo_client_srcs writes it under a directory named after itself
-    # (<name>_srcs), which `imports` puts on sys.path so that a py_binary
-    # or py_test that depends on the library imports it by the book's name
-    # (import stock). What it imports besides the standard library
-    # (psycopg, or the tigerbeetle package) is the user's to provide.
-    py_library(
-        name = name,
-        srcs = srcs,
-        imports = [name + "_srcs"],
-        deps = deps,
         visibility = visibility,
         tags = tags,
     )
@@ -100,36 +93,6 @@ def _node_env(label, node, rlocation):
         files = node.node.files,
     )
 
-_PYTHON = Label("//toolchains/python:toolchain_type")
-
-def _python_driver(name, client, srcs, visibility, tags):  # buildifier: disable=unused-variable
-    # chobo's Python driver, laid out beside the client by the runner and
-    # run on the Python toolchain: as for TypeScript, the driver of a
-    # client is its source.
-    chobo_driver(
-        name = name,
-        srcs = srcs,
-        toolchain = _PYTHON,
-        testonly = True,
-        tags = tags,
-        visibility = visibility,
-    )
-
-def _python_env(label, python, rlocation):
-    # The interpreter, with psycopg and tigerbeetle, for the runner's
-    # Python row. The packages are not among the test's inputs (they live
-    # where the interpreter is installed); their versions are handed over
-    # with it, so that a test whose packages change runs again.
-    if python == None or python.python.missing:
-        fail("%s drives a Python client and needs Python: %s" % (label, python.python.missing if python else "no Python toolchain is registered (toolchains/python)"))
-    return struct(
-        env = {
-            "CHOBO_CONFORMANCE_PYTHON": rlocation(python.python.interpreter),
-            "CHOBO_CONFORMANCE_PYTHON_VERSION": python.python.version,
-        },
-        files = python.python.files,
-    )
-
 # language -> struct(
 #   library = macro(name, srcs, importpath, deps, visibility, tags),
 #   importpath = whether the library has an import path, from which the
@@ -140,11 +103,13 @@ def _python_env(label, python, rlocation):
 #   toolchain_env = function(label, toolchain info or None, rlocation)
 #     -> struct(env, files): what the runner is handed of that toolchain,
 #     which the language's driver kit reads (its Prepare, in
-#     runtime/<language>/driver),
+#     lang/<language>/driver or runtime/<language>/driver),
 #   model = whether its TigerBeetle clients run on chobo's model of
 #     TigerBeetle too, not only on a real replica (its driver kit's
 #     ViaWire, chobo/conformance/driverkit, which a test of the runner
 #     holds this to).
+#   name, targets = for a language of FOLDERS: its key here, and its
+#     entries of TARGETS.
 # )
 LANGUAGES = {
     "go": struct(
@@ -161,14 +126,6 @@ LANGUAGES = {
         driver = _typescript_driver,
         toolchain = _NODE,
         toolchain_env = _node_env,
-        model = False,
-    ),
-    "python": struct(
-        library = _python_library,
-        importpath = False,
-        driver = _python_driver,
-        toolchain = _PYTHON,
-        toolchain_env = _python_env,
         model = False,
     ),
 }
@@ -218,24 +175,17 @@ TARGETS = {
         files = ["<book>.ts"],
         deps = [],
     ),
-    # One module named after the book (stock.book -> stock.py, imported as
-    # `stock`), which carries chobo's Python runtime: nothing of chobo to
-    # depend on. It imports psycopg or psycopg2 (PostgreSQL) or the
-    # official tigerbeetle package (TigerBeetle), which the user's Python
-    # environment provides.
-    "postgres-python": struct(
-        backend = "postgres",
-        language = "python",
-        files = ["<book>.py"],
-        deps = [],
-    ),
-    "tigerbeetle-python": struct(
-        backend = "tigerbeetle",
-        language = "python",
-        files = ["<book>.py"],
-        deps = [],
-    ),
 }
+
+def _add_folders():
+    # Each language of FOLDERS as the entry of LANGUAGES it is, and its
+    # targets in TARGETS. A function, since a file's top level may not
+    # loop; it runs once, as the file is loaded.
+    for lang in FOLDERS:
+        LANGUAGES[lang.name] = lang
+        TARGETS.update(lang.targets)
+
+_add_folders()
 
 def _edits(a, b):
     # Letters to add, drop, change or swap with a neighbour to turn a into

@@ -32,7 +32,7 @@ type Syntax struct {
 	ListClose string
 	// Lone follows the element of a list of one written on one line, in
 	// a language that would otherwise read the brackets as grouping it
-	// (Python's tuples: (1,) is a tuple, (1) is 1).
+	// (one where (1,) is a list of one and (1) is 1).
 	Lone   string
 	Field  func(name string) string // a field's name as the language writes it
 	Bind   string                   // between a field's name and its value

@@ -70,17 +70,17 @@ type Owner struct {
 //
 // It is also a name of one thing that the language cannot hold as the
 // book writes it, because the language would read it as another name
-// (Python reads `ｉｆ` as the keyword `if`): Second is then the zero
-// Owner. Either way the book is refused rather than given a name its
-// reader would not recognise.
+// (a language that reads names in NFKC reads `ｉｆ` as the keyword
+// `if`): Second is then the zero Owner. Either way the book is refused
+// rather than given a name its reader would not recognise.
 type Collision struct {
-	Language string // "Go", "TypeScript", "Python"
+	Language string // the language as its users write its name: "Go", "TypeScript", …
 	Name     string
 	First    Owner
 	Second   Owner
 	// Why says what of the language makes the two one name, or the one
 	// name unusable, when that is more than both being spelled the same
-	// (Python reads `ｑｔｙ` as `qty`); "" when it is not.
+	// (where names are read in NFKC, `ｑｔｙ` is `qty`); "" when it is not.
 	Why, WhyJa string
 }
 

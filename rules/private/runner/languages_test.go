@@ -34,8 +34,45 @@ func TestNewDriver(t *testing.T) {
 
 // bzlLanguage is one entry of LANGUAGES in rules/private/targets.bzl, up
 // to its `model`, which says whether the rule puts the language's
-// TigerBeetle clients in the part on chobo's model.
-var bzlLanguage = regexp.MustCompile(`(?s)\n    "([a-z]+)": struct\(.*?\n        model = (True|False),\n    \),`)
+// TigerBeetle clients in the part on chobo's model; bzlFolder is the load
+// of a language's own lang/<language>/defs.bzl, whose LANGUAGE
+// (bzlFolderLanguage) is such an entry too.
+var (
+	bzlLanguage       = regexp.MustCompile(`(?s)\n    "([a-z]+)": struct\(.*?\n        model = (True|False),\n    \),`)
+	bzlFolder         = regexp.MustCompile(`(?m)^load\("//(lang/[a-z]+):defs\.bzl"`)
+	bzlFolderLanguage = regexp.MustCompile(`(?s)\nLANGUAGE = struct\(\n    name = "([a-z]+)",.*?\n    model = (True|False),\n`)
+)
+
+// readModels reads each language's `model` from the registry of the
+// Bazel rules: the entries of LANGUAGES in targets.bzl, and the LANGUAGE
+// of each defs.bzl it loads.
+func readModels(t *testing.T) map[string]string {
+	t.Helper()
+	read := func(path string) string {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", filepath.FromSlash(path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	text := read("rules/private/targets.bzl")
+	start := strings.Index(text, "LANGUAGES = {")
+	if start < 0 {
+		t.Fatal("targets.bzl has no LANGUAGES table")
+	}
+	out := map[string]string{}
+	for _, m := range bzlLanguage.FindAllStringSubmatch(text[start:], -1) {
+		out[m[1]] = m[2]
+	}
+	for _, f := range bzlFolder.FindAllStringSubmatch(text, -1) {
+		m := bzlFolderLanguage.FindStringSubmatch(read(f[1] + "/defs.bzl"))
+		if m == nil {
+			t.Fatalf("%s/defs.bzl has no LANGUAGE with a name and a model", f[1])
+		}
+		out[m[1]] = m[2]
+	}
+	return out
+}
 
 // The rule sorts TigerBeetle clients into the part on the model by
 // LANGUAGES' `model`; the runner drives on the model exactly the clients
@@ -43,29 +80,19 @@ var bzlLanguage = regexp.MustCompile(`(?s)\n    "([a-z]+)": struct\(.*?\n       
 // one side only would be a part that runs nothing, or a client the model
 // part never gets.
 func TestModelAgreesWithRules(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "targets.bzl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(data)
-	start := strings.Index(text, "LANGUAGES = {")
-	if start < 0 {
-		t.Fatal("targets.bzl has no LANGUAGES table")
-	}
-	seen := map[string]bool{}
-	for _, m := range bzlLanguage.FindAllStringSubmatch(text[start:], -1) {
-		kit, ok := driverkits.Of(m[1])
+	models := readModels(t)
+	for lang, model := range models {
+		kit, ok := driverkits.Of(lang)
 		if !ok {
-			t.Errorf("targets.bzl has the language %s, runtime/driverkits does not", m[1])
+			t.Errorf("targets.bzl has the language %s, runtime/driverkits does not", lang)
 			continue
 		}
-		seen[m[1]] = true
-		if model := m[2] == "True"; model != kit.ViaWire() {
-			t.Errorf("%s: targets.bzl says model = %s, its kit's ViaWire is %v", m[1], m[2], kit.ViaWire())
+		if (model == "True") != kit.ViaWire() {
+			t.Errorf("%s: targets.bzl says model = %s, its kit's ViaWire is %v", lang, model, kit.ViaWire())
 		}
 	}
 	for _, kit := range driverkits.All {
-		if !seen[kit.Language()] {
+		if _, ok := models[kit.Language()]; !ok {
 			t.Errorf("the runner drives %s clients; targets.bzl's LANGUAGES has no model for it", kit.Language())
 		}
 	}

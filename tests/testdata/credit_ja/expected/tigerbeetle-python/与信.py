@@ -785,7 +785,7 @@ def tigerbeetle_async(client: tb.ClientAsync, tenant: str = "") -> AsyncBook:
 
 
 # ---- chobo's Python runtime: chobo.py, as the runtime's source has it
-# (runtime/python/src/chobo/chobo.py), without its imports, with its
+# (lang/python/runtime/src/chobo/chobo.py), without its imports, with its
 # docstring as this comment.
 #
 # The part of every Python client of a chobo book that depends neither on
@@ -1159,7 +1159,7 @@ def check_decimal_cursor(where: str, cursor: str) -> int | None:
 
 
 # ---- chobo's Python runtime: ids.py, as the runtime's source has it
-# (runtime/python/src/chobo/ids.py), without its imports, with its
+# (lang/python/runtime/src/chobo/ids.py), without its imports, with its
 # docstring as this comment.
 #
 # The ids chobo gives accounts, holds and transfers, the same in every
@@ -1289,7 +1289,7 @@ def post_content(amounts: Sequence[int]) -> str:
 
 
 # ---- chobo's Python runtime: tigerbeetle.py, as the runtime's source has it
-# (runtime/python/src/chobo/tigerbeetle.py), without its imports, with its
+# (lang/python/runtime/src/chobo/tigerbeetle.py), without its imports, with its
 # docstring as this comment.
 #
 # How a Python client keeps a chobo book in TigerBeetle, the same for every
@@ -2183,7 +2183,7 @@ def balance_of(name: str, a: Account) -> Balance:
 
 
 # ---- chobo's Python runtime: tbclient.py, as the runtime's source has it
-# (runtime/python/src/chobo/tbclient.py), without its imports, with its
+# (lang/python/runtime/src/chobo/tbclient.py), without its imports, with its
 # docstring as this comment.
 #
 # How a Python client sends the chains of a chobo book to TigerBeetle

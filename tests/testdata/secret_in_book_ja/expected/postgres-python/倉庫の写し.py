@@ -676,7 +676,7 @@ def postgres_async(conn: Any, tenant: str = "", *, resend_for: float | None = No
 
 
 # ---- chobo's Python runtime: chobo.py, as the runtime's source has it
-# (runtime/python/src/chobo/chobo.py), without its imports, with its
+# (lang/python/runtime/src/chobo/chobo.py), without its imports, with its
 # docstring as this comment.
 #
 # The part of every Python client of a chobo book that depends neither on
@@ -1050,7 +1050,7 @@ def check_decimal_cursor(where: str, cursor: str) -> int | None:
 
 
 # ---- chobo's Python runtime: postgres.py, as the runtime's source has it
-# (runtime/python/src/chobo/postgres.py), without its imports, with its
+# (lang/python/runtime/src/chobo/postgres.py), without its imports, with its
 # docstring as this comment.
 #
 # How a Python client calls a chobo book kept in PostgreSQL, the same for

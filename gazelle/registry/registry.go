@@ -1,0 +1,18 @@
+// Package registry lists what chobo's Gazelle language is told by each
+// client language that lives in a folder of its own, lang/<language>: a
+// new language of that kind is one line here. It is a package of its own,
+// linking only the languages' small gazelle packages, so that the test of
+// the registry of targets (chobo/target) can read it without linking
+// Gazelle.
+package registry
+
+import (
+	"github.com/chobo-lang/chobo/gazelle/clientlang"
+	pygazelle "github.com/chobo-lang/chobo/lang/python/gazelle"
+)
+
+// Folders are the languages of lang/, in the order of the registry of
+// targets.
+var Folders = []clientlang.Language{
+	pygazelle.Language,
+}

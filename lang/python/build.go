@@ -1,0 +1,37 @@
+package python
+
+import (
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/client"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/gen"
+)
+
+// Language is Python as a client language: one file, <book>.py. A module
+// is named by its file, so a client has no package name and leaves
+// --package unread.
+var Language = client.Language{
+	Name:       "python",
+	Files:      []string{"<book>.py"},
+	Generate:   generate,
+	Collisions: Collisions,
+	Describe:   describe,
+	Read:       readAPI,
+	Summary: map[string]diag.Text{
+		model.Postgres:    diag.T("one Python file that calls the PostgreSQL functions through psycopg 3 or psycopg2, blocking or with asyncio", "PostgreSQL の関数を psycopg 3 か psycopg2 で呼ぶ Python のファイル一つ。同期でも asyncio でも呼べる"),
+		model.TigerBeetle: diag.T("one Python file that sends each operation to TigerBeetle as one linked chain, through the official tigerbeetle package, blocking or with asyncio", "操作ごとに一つのチェーンを公式の tigerbeetle パッケージで TigerBeetle に送る Python のファイル一つ。同期でも asyncio でも呼べる"),
+	},
+	Valid: Valid,
+}
+
+// FileName is the file a client is written to.
+func FileName(b *book.Book) string { return b.Name + ".py" }
+
+func generate(m *model.Model, src gen.Source, _ gen.Options) ([]gen.File, error) {
+	data, err := Generate(m, gen.Header(m.Book, src))
+	if err != nil {
+		return nil, err
+	}
+	return []gen.File{{Path: FileName(m.Book), Data: data}}, nil
+}
