@@ -163,55 +163,69 @@ func (s *scripted) LookupTransfers(_ context.Context, list []ids.ID) ([]chobotb.
 
 // fromModel answers as the model m does, but the requests faults names
 // ("create_transfers 2": the second request of that operation) fail:
-// "error" or "timeout".
+// "error", "timeout", or "stranger", a lookup that answers a record
+// besides those asked for.
 func fromModel(t *testing.T, m *tbmodel.Model, faults map[string]string) func(int, bulkRequest) bulkReply {
 	seen := map[string]int{}
 	return func(n int, req bulkRequest) bulkReply {
 		seen[req.Op]++
-		switch faults[req.Op+" "+strconv.Itoa(seen[req.Op])] {
+		fault := faults[req.Op+" "+strconv.Itoa(seen[req.Op])]
+		switch fault {
 		case "error":
 			return bulkReply{Error: errScripted(n)}
 		case "timeout":
 			return bulkReply{Timeout: true}
 		}
-		var ask []ids.ID
-		for _, h := range req.IDs {
-			ask = append(ask, idOf(t, h))
-		}
-		var r bulkReply
-		var err error
-		switch req.Op {
-		case "create_accounts":
-			var as []chobotb.Account
-			for _, a := range req.Accounts {
-				as = append(as, chobotb.Account{ID: idOf(t, a.ID), UserData128: idOf(t, a.UserData128), Ledger: a.Ledger, Code: a.Code, Flags: a.Flags})
-			}
-			r.Statuses, err = m.CreateAccounts(context.Background(), as)
-		case "create_transfers":
-			var ts []chobotb.Transfer
-			for _, x := range req.Transfers {
-				ts = append(ts, recordOf(t, x))
-			}
-			r.Statuses, err = m.CreateTransfers(context.Background(), ts)
-		case "lookup_accounts":
-			var as []chobotb.Account
-			as, err = m.LookupAccounts(context.Background(), ask)
-			for _, a := range as {
-				r.Accounts = append(r.Accounts, bulkAccount{vecAccount{a.ID.Hex(), a.UserData128.Hex(), a.Ledger, a.Code, a.Flags},
-					amountOf(a.DebitsPending), amountOf(a.DebitsPosted), amountOf(a.CreditsPending), amountOf(a.CreditsPosted)})
-			}
-		case "lookup_transfers":
-			var ts []chobotb.Transfer
-			ts, err = m.LookupTransfers(context.Background(), ask)
-			for _, x := range ts {
-				r.Transfers = append(r.Transfers, transferOf(x))
-			}
-		}
-		if err != nil {
-			t.Fatal(err)
+		r := modelReply(t, m, req)
+		if fault == "stranger" && len(r.Transfers) > 0 {
+			x := r.Transfers[0]
+			x.ID = strings.Repeat("5", 32)
+			r.Transfers = append(r.Transfers, x)
 		}
 		return r
 	}
+}
+
+// modelReply is the model's answer to a request.
+func modelReply(t *testing.T, m *tbmodel.Model, req bulkRequest) bulkReply {
+	t.Helper()
+	var ask []ids.ID
+	for _, h := range req.IDs {
+		ask = append(ask, idOf(t, h))
+	}
+	var r bulkReply
+	var err error
+	switch req.Op {
+	case "create_accounts":
+		var as []chobotb.Account
+		for _, a := range req.Accounts {
+			as = append(as, chobotb.Account{ID: idOf(t, a.ID), UserData128: idOf(t, a.UserData128), Ledger: a.Ledger, Code: a.Code, Flags: a.Flags})
+		}
+		r.Statuses, err = m.CreateAccounts(context.Background(), as)
+	case "create_transfers":
+		var ts []chobotb.Transfer
+		for _, x := range req.Transfers {
+			ts = append(ts, recordOf(t, x))
+		}
+		r.Statuses, err = m.CreateTransfers(context.Background(), ts)
+	case "lookup_accounts":
+		var as []chobotb.Account
+		as, err = m.LookupAccounts(context.Background(), ask)
+		for _, a := range as {
+			r.Accounts = append(r.Accounts, bulkAccount{vecAccount{a.ID.Hex(), a.UserData128.Hex(), a.Ledger, a.Code, a.Flags},
+				amountOf(a.DebitsPending), amountOf(a.DebitsPosted), amountOf(a.CreditsPending), amountOf(a.CreditsPosted)})
+		}
+	case "lookup_transfers":
+		var ts []chobotb.Transfer
+		ts, err = m.LookupTransfers(context.Background(), ask)
+		for _, x := range ts {
+			r.Transfers = append(r.Transfers, transferOf(x))
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // fromFile answers as the case's requests were answered.
@@ -533,6 +547,9 @@ func bulkCases(t *testing.T) []bulkSource {
 		{c: bulkCase{Name: "the lookup fails", Book: "inventory", Def: inv, Tenant: "acme", Calls: []bulkCall{
 			keyed("post", "h-1", "A"), recv("d-1", "A", 5), keyed("void", "h-3", "B"), keyed("status", "h-4", "B"),
 		}}, setup: seeded, faults: map[string]string{"lookup_transfers 1": "error"}},
+		{c: bulkCase{Name: "a lookup answers a record not asked for", Book: "inventory", Def: inv, Tenant: "acme", Calls: []bulkCall{
+			keyed("post", "h-1", "A"), recv("d-1", "A", 5), keyed("void", "h-3", "B"),
+		}}, setup: seeded, faults: map[string]string{"lookup_transfers 1": "stranger"}},
 		{c: bulkCase{Name: "posts and voids of holds", Book: "inventory", Def: inv, Tenant: "acme", Calls: []bulkCall{
 			keyed("post", "h-1", "A").posting(5), keyed("post", "h-2", "A").posting(5), keyed("post", "h-3", "B").posting(1),
 			keyed("void", "h-4", "B"), keyed("post", "h-5", "A"), keyed("post", "h-3", "B").posting(1), keyed("status", "h-2", "A"),
