@@ -487,40 +487,53 @@ func setupCalls(tenant string, change func(*chobotb.Def), calls ...bulkCall) fun
 	}
 }
 
-func bulkCases(t *testing.T) []bulkSource {
+// Calls of the inventory book.
+func recvCall(key, sku string, n int64) bulkCall {
+	return bcall("do", "receive", str(key), str(sku), amt(n))
+}
+
+func reserveCall(key, sku string, n int64) bulkCall {
+	return bcall("hold", "reserve", str(key), str(sku), amt(n))
+}
+
+// keyed is a post, void or status of a reserve.
+func keyed(op, key, sku string) bulkCall { return bcall(op, "reserve", str(key), str(sku)) }
+
+// topUps are n top-ups of clean's cards, each a chain of five events,
+// with a status of a hold (two events) after every tenth: 50 chains of
+// five leave a request three events short, which the next does not fit.
+func topUps(prefix string, n int) []bulkCall {
+	var out []bulkCall
+	for i := range n {
+		out = append(out, bcall("do", "top_up", str(fmt.Sprintf("%s-%d", prefix, i)), str(fmt.Sprintf("m-%d", i%3)), amt(int64(i+1))))
+		if i%10 == 9 {
+			out = append(out, bcall("status", "group_hold", str("g"), str("t"), str("2026-01-01")))
+		}
+	}
+	return out
+}
+
+// seededHolds makes stock of A and B for tenant acme, and five holds of it.
+var seededHolds = setupCalls("acme", nil, recvCall("seed-a", "A", 10), recvCall("seed-b", "B", 10),
+	reserveCall("h-1", "A", 3), reserveCall("h-2", "A", 3), reserveCall("h-3", "B", 2), reserveCall("h-4", "B", 2), reserveCall("h-5", "A", 1))
+
+// both runs setups one after another.
+func both(fs ...func(*testing.T, *tbmodel.Model, *chobotb.Def)) func(*testing.T, *tbmodel.Model, *chobotb.Def) {
+	return func(t *testing.T, m *tbmodel.Model, d *chobotb.Def) {
+		for _, f := range fs {
+			f(t, m, d)
+		}
+	}
+}
+
+func bulkCases(t *testing.T) []bulkSource { return append(requestCases(t), holdCases(t)...) }
+
+// requestCases are the sessions of how calls become requests, and of
+// requests that fail.
+func requestCases(t *testing.T) []bulkSource {
 	inv, clean := bookDef(t, "inventory"), bookDef(t, "clean")
-	recv := func(key, sku string, n int64) bulkCall { return bcall("do", "receive", str(key), str(sku), amt(n)) }
-	reserve := func(key, sku string, n int64) bulkCall { return bcall("hold", "reserve", str(key), str(sku), amt(n)) }
+	recv, reserve, many, seeded := recvCall, reserveCall, topUps, seededHolds
 	back := func(key, sku string, n int64) bulkCall { return bcall("do", "take_back", str(key), str(sku), amt(n)) }
-	keyed := func(op, key, sku string) bulkCall { return bcall(op, "reserve", str(key), str(sku)) }
-	// many is n top-ups of clean's cards, each a chain of five events,
-	// with a status of a hold (two events) after every tenth: 50 chains
-	// of five leave a request three events short, which the next does
-	// not fit.
-	many := func(prefix string, n int) []bulkCall {
-		var out []bulkCall
-		for i := range n {
-			out = append(out, bcall("do", "top_up", str(fmt.Sprintf("%s-%d", prefix, i)), str(fmt.Sprintf("m-%d", i%3)), amt(int64(i+1))))
-			if i%10 == 9 {
-				out = append(out, bcall("status", "group_hold", str("g"), str("t"), str("2026-01-01")))
-			}
-		}
-		return out
-	}
-	seeded := setupCalls("acme", nil, recv("seed-a", "A", 10), recv("seed-b", "B", 10),
-		reserve("h-1", "A", 3), reserve("h-2", "A", 3), reserve("h-3", "B", 2), reserve("h-4", "B", 2), reserve("h-5", "A", 1))
-	posted := setupCalls("acme", nil, keyed("post", "h-2", "A"))
-	both := func(fs ...func(*testing.T, *tbmodel.Model, *chobotb.Def)) func(*testing.T, *tbmodel.Model, *chobotb.Def) {
-		return func(t *testing.T, m *tbmodel.Model, d *chobotb.Def) {
-			for _, f := range fs {
-				f(t, m, d)
-			}
-		}
-	}
-	probe := func(d *chobotb.Def) { d.Accounts[0].Lower = &chobotb.Bound{Value: 1, Reason: "out_of_stock"} }
-	otherDef := func(d *chobotb.Def) { d.Transfers[1].Definition = "0123456789abcdef" }
-	legacyHash := "00000000000000aa"
-	legacy := func(d *chobotb.Def) { d.Transfers[0].Definition = legacyHash }
 	long := strings.Repeat("x", 2100)
 	return []bulkSource{
 		{c: bulkCase{Name: "everything in one request", Book: "inventory", Def: inv, Tenant: "acme", Calls: []bulkCall{
@@ -550,6 +563,20 @@ func bulkCases(t *testing.T) []bulkSource {
 		{c: bulkCase{Name: "a lookup answers a record not asked for", Book: "inventory", Def: inv, Tenant: "acme", Calls: []bulkCall{
 			keyed("post", "h-1", "A"), recv("d-1", "A", 5), keyed("void", "h-3", "B"),
 		}}, setup: seeded, faults: map[string]string{"lookup_transfers 1": "stranger"}},
+	}
+}
+
+// holdCases are the sessions of posts, voids and statuses of holds, and
+// of calls an earlier version of the book made.
+func holdCases(t *testing.T) []bulkSource {
+	inv := bookDef(t, "inventory")
+	recv, reserve, seeded := recvCall, reserveCall, seededHolds
+	posted := setupCalls("acme", nil, keyed("post", "h-2", "A"))
+	probe := func(d *chobotb.Def) { d.Accounts[0].Lower = &chobotb.Bound{Value: 1, Reason: "out_of_stock"} }
+	otherDef := func(d *chobotb.Def) { d.Transfers[1].Definition = "0123456789abcdef" }
+	legacyHash := "00000000000000aa"
+	legacy := func(d *chobotb.Def) { d.Transfers[0].Definition = legacyHash }
+	return []bulkSource{
 		{c: bulkCase{Name: "posts and voids of holds", Book: "inventory", Def: inv, Tenant: "acme", Calls: []bulkCall{
 			keyed("post", "h-1", "A").posting(5), keyed("post", "h-2", "A").posting(5), keyed("post", "h-3", "B").posting(1),
 			keyed("void", "h-4", "B"), keyed("post", "h-5", "A"), keyed("post", "h-3", "B").posting(1), keyed("status", "h-2", "A"),
