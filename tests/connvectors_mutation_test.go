@@ -1,10 +1,7 @@
 package tests
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,43 +105,17 @@ func mutate(t *testing.T, m mutation, src string) string {
 }
 
 func TestConnectionVectorsCatchGoMutations(t *testing.T) {
-	if os.Getenv("TEST_SRCDIR") != "" {
-		t.Skip("SKIP: under Bazel the go command is not at hand")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		fmt.Println("SKIP: no go command")
-		t.Skip("SKIP: no go command")
-	}
+	skipWithoutGo(t)
 	dir, err := filepath.Abs("../runtime/go/chobopg")
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(overlay map[string]string) (string, error) {
-		o, _ := json.Marshal(map[string]any{"Replace": overlay})
-		f := filepath.Join(t.TempDir(), "overlay.json")
-		if err := os.WriteFile(f, o, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(goBin, "test", "-overlay", f, "-count=1", "-timeout=120s", "-run", "^TestConnectionVectors$", ".")
-		cmd.Dir = dir
-		b, err := cmd.CombinedOutput()
-		return string(b), err
-	}
-	if out, err := run(map[string]string{}); err != nil {
+	if out, err := goReplay(t, dir, "^TestConnectionVectors$", map[string]string{}); err != nil {
 		t.Fatalf("the vectors fail the runtime as it is: %v\n%s", err, out)
 	}
 	for _, m := range goMutations {
 		t.Run(m.name, func(t *testing.T) {
-			src, err := os.ReadFile(filepath.Join(dir, m.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			f := filepath.Join(t.TempDir(), m.file)
-			if err := os.WriteFile(f, []byte(mutate(t, m, string(src))), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, err := run(map[string]string{filepath.Join(dir, m.file): f})
+			out, err := goMutated(t, dir, "^TestConnectionVectors$", m)
 			if err == nil {
 				t.Fatalf("the vectors pass with the mutation:\n%s", out)
 			}
@@ -156,65 +127,18 @@ func TestConnectionVectorsCatchGoMutations(t *testing.T) {
 }
 
 func TestConnectionVectorsCatchTypeScriptMutations(t *testing.T) {
-	node, tsc := typeScript(t)
-	vectors, err := filepath.Abs("../runtime/testdata/connection_vectors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	modules, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// run compiles the runtime with postgres.ts as given, laid out as
-	// TestTypeScriptRuntime lays it out, and runs the replay.
-	run := func(postgres string) (string, error) {
-		out := t.TempDir()
-		pkg := filepath.Join(out, "typescript")
-		for _, d := range []string{"src", "test", "driver"} {
-			if err := os.CopyFS(filepath.Join(pkg, d), os.DirFS(filepath.Join(tsRuntimeDir, d))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, f := range []string{"tsconfig.json", "package.json"} {
-			b, err := os.ReadFile(filepath.Join(tsRuntimeDir, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(pkg, f), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(pkg, "src", "postgres.ts"), []byte(postgres), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(modules, filepath.Join(pkg, "node_modules")); err != nil {
-			t.Fatal(err)
-		}
-		if b, err := exec.Command(tsc, "-p", pkg).CombinedOutput(); err != nil {
-			t.Fatalf("tsc: %v\n%s", err, b)
-		}
-		cmd := exec.Command(node, "--test", "--test-reporter=tap", filepath.Join("dist", "test", "connvectors.test.js"))
-		cmd.Dir = pkg
-		// vectors.ts, which the replay imports, reads vectors.json as it
-		// loads: the one beside the runtime.
-		plain, err := filepath.Abs(vectorsFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Env = append(os.Environ(), "CHOBO_CONNECTION_VECTORS="+vectors, "CHOBO_VECTORS="+plain)
-		b, err := cmd.CombinedOutput()
-		return string(b), err
-	}
+	typeScript(t)
 	src, err := os.ReadFile(filepath.Join(tsRuntimeDir, "src", "postgres.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := run(string(src)); err != nil {
+	env := "CHOBO_CONNECTION_VECTORS=" + testdata(t, "connection_vectors.json")
+	if out, err := tsReplay(t, "postgres.ts", string(src), "connvectors.test.js", env); err != nil {
 		t.Fatalf("the vectors fail the runtime as it is: %v\n%s", err, out)
 	}
 	for _, m := range tsMutations {
 		t.Run(m.name, func(t *testing.T) {
-			out, err := run(mutate(t, m, string(src)))
+			out, err := tsReplay(t, "postgres.ts", mutate(t, m, string(src)), "connvectors.test.js", env)
 			if err == nil {
 				t.Fatalf("the vectors pass with the mutation:\n%s", out)
 			}
@@ -226,41 +150,18 @@ func TestConnectionVectorsCatchTypeScriptMutations(t *testing.T) {
 }
 
 func TestConnectionVectorsCatchPythonMutations(t *testing.T) {
-	py := python3(t)
-	vectors, err := filepath.Abs("../runtime/testdata/connection_vectors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := filepath.Abs(vectorsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	python3(t)
 	src, err := os.ReadFile(filepath.Join(pyRuntimeDir, "src", "chobo", "postgres.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(postgres string) (string, error) {
-		out := t.TempDir()
-		for _, d := range []string{"src", "tests"} {
-			if err := os.CopyFS(filepath.Join(out, d), os.DirFS(filepath.Join(pyRuntimeDir, d))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(out, "src", "chobo", "postgres.py"), []byte(postgres), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(py, "-m", "unittest", "discover", "-s", "tests", "-p", "test_connection_vectors.py")
-		cmd.Dir = out
-		cmd.Env = append(os.Environ(), "CHOBO_CONNECTION_VECTORS="+vectors, "CHOBO_VECTORS="+plain, "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=")
-		b, err := cmd.CombinedOutput()
-		return string(b), err
-	}
-	if out, err := run(string(src)); err != nil {
+	env := "CHOBO_CONNECTION_VECTORS=" + testdata(t, "connection_vectors.json")
+	if out, err := pyReplay(t, "postgres.py", string(src), "test_connection_vectors.py", env); err != nil {
 		t.Fatalf("the vectors fail the runtime as it is: %v\n%s", err, out)
 	}
 	for _, m := range pyMutations {
 		t.Run(m.name, func(t *testing.T) {
-			out, err := run(mutate(t, m, string(src)))
+			out, err := pyReplay(t, "postgres.py", mutate(t, m, string(src)), "test_connection_vectors.py", env)
 			if err == nil {
 				t.Fatalf("the vectors pass with the mutation:\n%s", out)
 			}

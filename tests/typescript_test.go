@@ -42,9 +42,9 @@ func typeScript(t *testing.T) (node, tsc string) {
 func TestTypeScriptRuntime(t *testing.T) {
 	node, tsc := typeScript(t)
 	// Laid out as the repository is: the package's dist/ beside its
-	// node_modules, and testdata/vectors.json, history_vectors.json and
-	// connection_vectors.json two folders above the compiled tests, where
-	// they look for them.
+	// node_modules, and testdata/vectors.json, history_vectors.json,
+	// connection_vectors.json and tb_bulk_vectors.json two folders above
+	// the compiled tests, where they look for them.
 	out := t.TempDir()
 	pkg := filepath.Join(out, "typescript")
 	cmd := exec.Command(tsc, "-p", tsRuntimeDir, "--outDir", filepath.Join(pkg, "dist"))
@@ -55,7 +55,8 @@ func TestTypeScriptRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Dir(vectorsFile)
-	for _, f := range []string{vectorsFile, filepath.Join(dir, "history_vectors.json"), filepath.Join(dir, "connection_vectors.json")} {
+	for _, f := range []string{vectorsFile, filepath.Join(dir, "history_vectors.json"), filepath.Join(dir, "connection_vectors.json"),
+		filepath.Join(dir, "tb_bulk_vectors.json")} {
 		vec, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

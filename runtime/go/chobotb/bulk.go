@@ -45,17 +45,20 @@ type Answer struct {
 // after another; what Bulk cannot do is let a call see another's answer
 // before it is sent: a post, void or status reads its hold before any
 // chain goes, so it must not name a hold that a hold of the same Bulk
-// makes. The error is for what stops every call (an account that changed);
-// a request that fails fails the calls it carried, in their Answers.
+// makes. A request that fails fails the calls it carried, in their
+// Answers, and only those: the accounts and openings are the do and hold
+// calls' (an account that changed fails each of them), the lookup the
+// posts' and voids'. The error is nil; it is kept so that the callers of
+// earlier versions, which stopped every call at such a failure, compile.
 func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
 	r := &bulk{b: b, ops: ops, out: make([]Answer, len(ops)), chains: make([][]Event, len(ops)), reads: make([]reading, len(ops))}
 	r.plan()
 	if err := b.ensurePlans(ctx, r.plans); err != nil {
-		return nil, err
+		for _, i := range r.planned {
+			r.out[i].Err, r.chains[i] = err, nil
+		}
 	}
-	if err := r.finish(ctx); err != nil {
-		return nil, err
-	}
+	r.finish(ctx)
 	statuses, errs := b.sendChains(ctx, r.chains)
 	r.read(ctx, statuses, errs)
 	return r.out, nil
@@ -80,6 +83,7 @@ type bulk struct {
 	chains   [][]Event
 	reads    []reading
 	plans    []*Plan
+	planned  []int         // by plan: its call
 	finishes []pending     // the posts and voids, which read their holds first
 	posts    [][]uint64    // by call: what a post sends for each move
 	holds    [][]HoldEvent // by call: the events a post or void ends
@@ -114,7 +118,7 @@ func (r *bulk) plan() {
 			case len(p.Chain) > MaxEvents:
 				r.out[i].Err = fmt.Errorf("chobotb: a chain of %d events does not fit one request of %d", len(p.Chain), MaxEvents)
 			default:
-				r.plans = append(r.plans, p)
+				r.plans, r.planned = append(r.plans, p), append(r.planned, i)
 				r.chains[i] = p.Chain
 			}
 		case "post", "void":
@@ -143,32 +147,40 @@ func (r *bulk) statusOf(i int, key []string, how reading) {
 	r.chains[i], r.reads[i] = chain, how
 }
 
-// finish looks up the holds of every post and void in one request, then
-// builds the chain each sends, or its answer when the hold alone gives it.
-func (r *bulk) finish(ctx context.Context) error {
-	if len(r.finishes) == 0 {
-		return nil
-	}
+// finish looks up the holds of every post and void in one request, each
+// id once, then builds the chain each sends, or its answer when the hold
+// alone gives it.
+func (r *bulk) finish(ctx context.Context) {
 	b := r.b
+	var finishes []pending
 	var lookups [][]ids.ID
 	var all []ids.ID
+	asked := map[ids.ID]bool{}
 	for _, f := range r.finishes {
 		l, err := b.def.Lookups(b.tenant, r.ops[f.i].Kind, f.key)
 		if err != nil {
-			return err
+			r.out[f.i].Err = err
+			continue
 		}
-		lookups = append(lookups, l)
-		all = append(all, l...)
+		finishes, lookups = append(finishes, f), append(lookups, l)
+		for _, id := range l {
+			if !asked[id] {
+				asked[id] = true
+				all = append(all, id)
+			}
+		}
+	}
+	if len(finishes) == 0 {
+		return
 	}
 	found, err := b.lookupAll(ctx, all)
-	for n, f := range r.finishes {
+	for n, f := range finishes {
 		if err != nil {
 			r.out[f.i].Err = err
 			continue
 		}
 		r.finishOne(f, lookups[n], found)
 	}
-	return nil
 }
 
 // finishOne is finish for one post or void, its hold's ids looked up.
@@ -275,7 +287,8 @@ func (r *bulk) readRelaid(ctx context.Context, calls []int) (again []int) {
 }
 
 // readLegacy sends the calls made before by an earlier version of chobo
-// (madeByLegacy) again as it sent them, and answers them from that.
+// (madeByLegacy) again as it sent them, and answers them from that: few,
+// each chain a request of its own, as the other runtimes send them.
 func (r *bulk) readLegacy(ctx context.Context, calls []int) {
 	b, d := r.b, r.b.def.Legacy()
 	chains := make([][]Event, len(calls))
@@ -300,15 +313,16 @@ func (r *bulk) readLegacy(ctx context.Context, calls []int) {
 			chains[n] = nil
 		}
 	}
-	statuses, errs := b.sendChains(ctx, chains)
 	for n, i := range calls {
-		switch {
-		case chains[n] == nil:
-		case errs[n] != nil:
-			r.out[i].Err = errs[n]
-		default:
-			r.out[i].Result, r.out[i].Err = Read(chains[n], statuses[n])
+		if chains[n] == nil {
+			continue
 		}
+		statuses, errs := b.sendChains(ctx, chains[n:n+1])
+		if errs[0] != nil {
+			r.out[i].Err = errs[0]
+			continue
+		}
+		r.out[i].Result, r.out[i].Err = Read(chains[n], statuses[0])
 	}
 }
 

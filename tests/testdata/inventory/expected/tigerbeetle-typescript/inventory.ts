@@ -1511,6 +1511,214 @@ function link(chain: ChainEvent[]): void {
   });
 }
 
+/** One end of a move: the account's id, its kind's index and the kind. */
+interface End {
+  id: bigint;
+  kind: number;
+  a: AccountKind;
+}
+
+/**
+ * Planner is what plan keeps while it lays out one call, step by step as
+ * the Go runtime's planner does: the accounts each move names, which
+ * decide alone whether anything is sent (sameAccount); then, move by
+ * move, the move and the events that keep its accounts' bounds, in the
+ * order of layout; then the links and the key guard.
+ */
+class Planner {
+  readonly p: Plan = { accounts: [], openings: [], chain: [], sameAccount: false };
+  readonly d: Def;
+  readonly tenant: string;
+  readonly tids: TenantIds;
+  readonly t: TransferKind;
+  readonly vals: readonly Value[];
+  readonly #fixed: FixedIds;
+  readonly #seen = new Set<bigint>();
+  // What every event of the call's chain carries; start sets them.
+  #op = "";
+  #code = 0;
+  #key: string[] = [];
+  #user = 0n;
+  #flags = 0;
+  #timeout = 0;
+  #tag = 0n;
+  // That of the account the current move takes from: every event of a move is on it.
+  #ledger = 0;
+  // Every event's id is its layout position; the nettings are numbered on
+  // from the end of the layout, so the other events keep the ids they had
+  // before chains netted.
+  #pos = 0;
+  #net: number;
+
+  constructor(d: Def, tenant: string, tids: TenantIds, t: TransferKind, vals: readonly Value[]) {
+    this.d = d;
+    this.tenant = tenant;
+    this.tids = tids;
+    this.t = t;
+    this.vals = vals;
+    this.#fixed = fixedOf(d);
+    this.#net = layout(d, t).length;
+  }
+
+  /** start works out what every event of the call carries. */
+  start(kind: number, op: "do" | "hold"): void {
+    const t = this.t;
+    this.#op = op;
+    this.#code = this.#fixed.transferCodes[kind]!;
+    this.#key = keyValues(t, this.vals);
+    this.#user = contentId(this.d.book, this.tenant, t.name, op, t.definition, content(this.vals));
+    if (op === "hold") {
+      this.#timeout = t.timeout;
+      this.#flags = TRANSFER_PENDING;
+      this.#tag = definitionTag(t.definition);
+    }
+  }
+
+  /** sides are the accounts at both ends of every move; a move from an account to itself marks the plan sameAccount. */
+  sides(): [End, End][] {
+    const { d, tenant, tids, vals } = this;
+    const sides: [End, End][] = this.t.moves.map((m) => [
+      { id: accountIdOf(d, tenant, tids, m.from, vals), kind: m.from.account, a: d.accounts[m.from.account]! },
+      { id: accountIdOf(d, tenant, tids, m.to, vals), kind: m.to.account, a: d.accounts[m.to.account]! },
+    ]);
+    this.p.sameAccount = sides.some(([from, to]) => from.id === to.id);
+    return sides;
+  }
+
+  #ledgerOf(unit: number): number {
+    return this.#fixed.ledgers[unit]!;
+  }
+
+  /** account adds an account to the plan the first time it is named. */
+  #account(a: TigerBeetleAccount): void {
+    if (!this.#seen.has(a.id)) {
+      this.#seen.add(a.id);
+      this.p.accounts.push(a);
+    }
+  }
+
+  /** sink is the tenant's sink account of a unit, added to the plan. */
+  #sink(unit: number): bigint {
+    const id = this.tids.sinks[unit]!;
+    this.#account(account(id, 0n, this.#ledgerOf(unit), this.#fixed.sinkCodes[unit]!, 0));
+    return id;
+  }
+
+  /**
+   * opened is a floor or room account of owner, added to the plan with the
+   * opening that puts amount into it from the sink: the distance from zero
+   * to the bound it keeps.
+   */
+  #opened(owner: End, id: bigint, amount: bigint): bigint {
+    if (amount < 0n) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `the bounds of ${owner.a.name} cannot be kept in TigerBeetle: a room or floor would open below zero`);
+    }
+    const unit = owner.a.unit;
+    const s = this.#sink(unit);
+    if (!this.#seen.has(id)) {
+      this.#account(account(id, owner.id, this.#ledgerOf(unit), this.#fixed.accountCodes[owner.kind]!, ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS));
+      this.p.openings.push(transfer({
+        id: openingId(id), debit_account_id: s, credit_account_id: id, amount,
+        ledger: this.#ledgerOf(unit), code: this.#fixed.sinkCodes[unit]!,
+      }));
+    }
+    return id;
+  }
+
+  /** add appends an event to the chain; its id is its place in the layout. */
+  #add(s: Slot, debit: bigint, credit: bigint, amount: bigint, fl: number, to: number, pendingId: bigint, reason: string): void {
+    this.p.chain.push({
+      role: s.role, move: s.move, reason,
+      transfer: transfer({
+        id: transferId(this.d.book, this.tenant, this.t.name, this.#op, this.#key, this.#pos++), debit_account_id: debit,
+        credit_account_id: credit, amount, pending_id: pendingId, user_data_128: this.#user, user_data_64: this.#tag, timeout: to,
+        ledger: this.#ledger, code: this.#code, flags: fl,
+      }),
+    });
+  }
+
+  /**
+   * netting pays what a floor or room h has towards its shortfall, before
+   * a take from it: a posted transfer with both balancing flags, under the
+   * sink's code, that moves as much as the one has and the other owes.
+   */
+  #netting(role: "floor_net" | "room_net", n: number, owner: End, h: bigint): void {
+    const unit = owner.a.unit;
+    const short = shortfallId(h);
+    this.#account(account(short, h, this.#ledgerOf(unit), this.#fixed.accountCodes[owner.kind]!, ACCOUNT_CREDITS_MUST_NOT_EXCEED_DEBITS));
+    this.p.chain.push({
+      role, move: n, reason: "",
+      transfer: transfer({
+        id: transferId(this.d.book, this.tenant, this.t.name, this.#op, this.#key, this.#net++), debit_account_id: h, credit_account_id: short,
+        amount: UNBOUNDED, user_data_128: this.#user, user_data_64: this.#tag, ledger: this.#ledgerOf(unit), code: this.#fixed.sinkCodes[unit]!,
+        flags: TRANSFER_BALANCING,
+      }),
+    });
+  }
+
+  /** move lays out move n (from 1) and the events that keep the bounds of its two accounts, in the order of layout. */
+  move(n: number, m: Move, from: End, to: End): void {
+    for (const s of [from, to]) {
+      const flag = s.a.lower !== null && s.a.lower.value >= 0n ? ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS : 0;
+      this.#account(account(s.id, this.tids.kinds[s.kind]!, this.#ledgerOf(s.a.unit), this.#fixed.accountCodes[s.kind]!, flag));
+    }
+    const amount = m.amount >= 0 ? (this.vals[m.amount] as bigint) : m.literal;
+    this.#ledger = this.#ledgerOf(from.a.unit);
+    const lower = from.a.lower;
+    this.#add({ role: "move", move: n }, from.id, to.id, amount, this.#flags, this.#timeout, 0n, lower !== null && lower.value >= 0n ? lower.reason : "");
+    if (lower !== null && lower.value > 0n) {
+      this.#probe(n, from, lower);
+    }
+    this.#floorsAndRooms(n, amount, from, to);
+  }
+
+  /**
+   * probe keeps a lower bound L > 0 of the account a move takes from: after
+   * the move, a pending transfer of L from it must still pass, and is voided
+   * at once, so that nothing stays held.
+   */
+  #probe(n: number, from: End, lower: Bound): void {
+    const s = this.#sink(from.a.unit);
+    const probe = this.p.chain.length;
+    this.#add({ role: "lower_probe", move: n }, from.id, s, lower.value, TRANSFER_PENDING, 0, 0n, lower.reason);
+    this.#add({ role: "lower_probe_void", move: n }, 0n, 0n, 0n, TRANSFER_VOID_PENDING, 0, this.p.chain[probe]!.transfer.id, "");
+    // A void takes its ledger and code from the probe.
+    const last = this.p.chain[this.p.chain.length - 1]!.transfer;
+    last.ledger = 0;
+    last.code = 0;
+  }
+
+  /**
+   * floorsAndRooms are the events of move n that keep the bounds a flag or
+   * a probe cannot: each moves the amount between a floor or room account
+   * and the sink in step with the move, so that the helper holds the
+   * distance from its account's balance to the bound, and its own flag
+   * refuses the event that would cross it.
+   */
+  #floorsAndRooms(n: number, amount: bigint, from: End, to: End): void {
+    const [flags, timeout] = [this.#flags, this.#timeout];
+    const lower = from.a.lower;
+    if (lower !== null && lower.value < 0n) {
+      const f = this.#opened(from, floorId(from.id), -lower.value);
+      this.#netting("floor_net", n, from, f);
+      this.#add({ role: "floor_take", move: n }, f, this.#sink(from.a.unit), amount, flags, timeout, 0n, lower.reason);
+    }
+    if (from.a.upper !== null) {
+      const r = this.#opened(from, roomId(from.id), from.a.upper.value);
+      this.#add({ role: "room_give", move: n }, this.#sink(from.a.unit), r, amount, flags, timeout, 0n, "");
+    }
+    if (to.a.upper !== null) {
+      const r = this.#opened(to, roomId(to.id), to.a.upper.value);
+      this.#netting("room_net", n, to, r);
+      this.#add({ role: "room_take", move: n }, r, this.#sink(to.a.unit), amount, flags, timeout, 0n, to.a.upper.reason);
+    }
+    if (to.a.lower !== null && to.a.lower.value < 0n) {
+      const f = this.#opened(to, floorId(to.id), -to.a.lower.value);
+      this.#add({ role: "floor_give", move: n }, this.#sink(to.a.unit), f, amount, flags, timeout, 0n, "");
+    }
+  }
+}
+
 /**
  * plan lays out what a do or hold of a kind sends; vals are its values in
  * declaration order, tids the tenant's shared ids (tenantIdsOf).
@@ -1520,133 +1728,18 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
   if ((op === "hold") !== t.pending) {
     throw new ChoboError("CHOBO_UNEXPECTED", `${t.name} has no operation ${op}`);
   }
-  const p: Plan = { accounts: [], openings: [], chain: [], sameAccount: false };
-  interface Place {
-    id: bigint;
-    kind: number;
-    a: AccountKind;
+  const b = new Planner(d, tenant, tids, t, vals);
+  const sides = b.sides();
+  if (b.p.sameAccount) {
+    return b.p;
   }
-  const sides: [Place, Place][] = t.moves.map((m) => [
-    { id: accountIdOf(d, tenant, tids, m.from, vals), kind: m.from.account, a: d.accounts[m.from.account]! },
-    { id: accountIdOf(d, tenant, tids, m.to, vals), kind: m.to.account, a: d.accounts[m.to.account]! },
-  ]);
-  if (sides.some(([from, to]) => from.id === to.id)) {
-    p.sameAccount = true;
-    return p;
-  }
-  const fixed = fixedOf(d);
-  const ledger = (unit: number) => fixed.ledgers[unit]!;
-  const seen = new Set<bigint>();
-  const addAccount = (a: TigerBeetleAccount) => {
-    if (!seen.has(a.id)) {
-      seen.add(a.id);
-      p.accounts.push(a);
-    }
-  };
-  const sinkCode = (unit: number) => fixed.sinkCodes[unit]!;
-  const sink = (unit: number) => {
-    const id = tids.sinks[unit]!;
-    addAccount(account(id, 0n, ledger(unit), sinkCode(unit), 0));
-    return id;
-  };
-  // helper makes a floor or room account of an account, and its opening.
-  const helper = (owner: Place, id: bigint, amount: bigint) => {
-    if (amount < 0n) {
-      throw new ChoboError("CHOBO_UNEXPECTED", `the bounds of ${owner.a.name} cannot be kept in TigerBeetle: a room or floor would open below zero`);
-    }
-    const s = sink(owner.a.unit);
-    if (!seen.has(id)) {
-      addAccount(account(id, owner.id, ledger(owner.a.unit), fixed.accountCodes[owner.kind]!, ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS));
-      p.openings.push(transfer({
-        id: openingId(id), debit_account_id: s, credit_account_id: id, amount,
-        ledger: ledger(owner.a.unit), code: sinkCode(owner.a.unit),
-      }));
-    }
-    return id;
-  };
-
-  const code = fixed.transferCodes[kind]!;
-  const key = keyValues(t, vals);
-  const user = contentId(d.book, tenant, t.name, op, t.definition, content(vals));
-  const pending = op === "hold";
-  const timeout = pending ? t.timeout : 0;
-  const flags = pending ? TRANSFER_PENDING : 0;
-  const tag = pending ? definitionTag(t.definition) : 0n;
-  let moveLedger = 0;
-  // Every event's id is its layout position; the nettings are numbered on
-  // from the end of the layout, so the other events keep the ids they had
-  // before chains netted.
-  let pos = 0;
-  let netPos = layout(d, t).length;
-  const add = (s: Slot, debit: bigint, credit: bigint, amount: bigint, fl: number, to: number, pendingId: bigint, reason: string) => {
-    p.chain.push({
-      role: s.role, move: s.move, reason,
-      transfer: transfer({
-        id: transferId(d.book, tenant, t.name, op, key, pos++), debit_account_id: debit,
-        credit_account_id: credit, amount, pending_id: pendingId, user_data_128: user, user_data_64: tag, timeout: to,
-        ledger: moveLedger, code, flags: fl,
-      }),
-    });
-  };
-  // netting pays what a floor or room h has towards its shortfall, before
-  // a take from it: a posted transfer with both balancing flags, under the
-  // sink's code, that moves as much as the one has and the other owes.
-  const netting = (role: "floor_net" | "room_net", n: number, owner: Place, h: bigint) => {
-    const short = shortfallId(h);
-    addAccount(account(short, h, ledger(owner.a.unit), fixed.accountCodes[owner.kind]!, ACCOUNT_CREDITS_MUST_NOT_EXCEED_DEBITS));
-    p.chain.push({
-      role, move: n, reason: "",
-      transfer: transfer({
-        id: transferId(d.book, tenant, t.name, op, key, netPos++), debit_account_id: h, credit_account_id: short,
-        amount: UNBOUNDED, user_data_128: user, user_data_64: tag, ledger: ledger(owner.a.unit), code: sinkCode(owner.a.unit), flags: TRANSFER_BALANCING,
-      }),
-    });
-  };
-  t.moves.forEach((m, i) => {
-    const [from, to] = sides[i]!;
-    for (const s of [from, to]) {
-      const flag = s.a.lower !== null && s.a.lower.value >= 0n ? ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS : 0;
-      addAccount(account(s.id, tids.kinds[s.kind]!, ledger(s.a.unit), fixed.accountCodes[s.kind]!, flag));
-    }
-    const amount = m.amount >= 0 ? (vals[m.amount] as bigint) : m.literal;
-    const n = i + 1;
-    moveLedger = ledger(from.a.unit);
-    const lower = from.a.lower;
-    add({ role: "move", move: n }, from.id, to.id, amount, flags, timeout, 0n, lower !== null && lower.value >= 0n ? lower.reason : "");
-    if (lower !== null && lower.value > 0n) {
-      const s = sink(from.a.unit);
-      const probe = p.chain.length;
-      add({ role: "lower_probe", move: n }, from.id, s, lower.value, TRANSFER_PENDING, 0, 0n, lower.reason);
-      add({ role: "lower_probe_void", move: n }, 0n, 0n, 0n, TRANSFER_VOID_PENDING, 0, p.chain[probe]!.transfer.id, "");
-      // A void takes its ledger and code from the probe.
-      const last = p.chain[p.chain.length - 1]!.transfer;
-      last.ledger = 0;
-      last.code = 0;
-    }
-    if (lower !== null && lower.value < 0n) {
-      const f = helper(from, floorId(from.id), -lower.value);
-      netting("floor_net", n, from, f);
-      add({ role: "floor_take", move: n }, f, sink(from.a.unit), amount, flags, timeout, 0n, lower.reason);
-    }
-    if (from.a.upper !== null) {
-      const r = helper(from, roomId(from.id), from.a.upper.value);
-      add({ role: "room_give", move: n }, sink(from.a.unit), r, amount, flags, timeout, 0n, "");
-    }
-    if (to.a.upper !== null) {
-      const r = helper(to, roomId(to.id), to.a.upper.value);
-      netting("room_net", n, to, r);
-      add({ role: "room_take", move: n }, r, sink(to.a.unit), amount, flags, timeout, 0n, to.a.upper.reason);
-    }
-    if (to.a.lower !== null && to.a.lower.value < 0n) {
-      const f = helper(to, floorId(to.id), -to.a.lower.value);
-      add({ role: "floor_give", move: n }, sink(to.a.unit), f, amount, flags, timeout, 0n, "");
-    }
-  });
-  link(p.chain);
+  b.start(kind, op);
+  t.moves.forEach((m, i) => b.move(i + 1, m, ...sides[i]!));
+  link(b.p.chain);
   if (guarded(d, t)) {
-    p.chain.push(guard(p.chain[0]!.transfer.id));
+    b.p.chain.push(guard(b.p.chain[0]!.transfer.id));
   }
-  return p;
+  return b.p;
 }
 
 /**
@@ -1964,6 +2057,26 @@ function overHold<R extends string>(state: HoldState | null): ResultOf<R> {
   return refused("no_such_hold" as R);
 }
 
+/** A post or void of a bulk: its call, its key, and the ids its hold's lookup asks for. */
+interface Finishing {
+  i: number;
+  key: string[];
+  ids: bigint[];
+}
+
+/** BulkRun is one bulk under way: what each call sends, how its statuses are read, and each call's answer. */
+interface BulkRun<R extends string> {
+  readonly calls: readonly TbCall[];
+  readonly out: TbAnswer<R>[];
+  readonly chains: Map<number, ChainEvent[]>;
+  /** How a chain's statuses are read: a result, a state, or a post over its hold answered from the hold's state. */
+  readonly reads: Map<number, "result" | "state" | "over_hold">;
+  /** How a call's chain is laid out under another definition: to send it again as an earlier version sent it (madeByLegacy). */
+  readonly layouts: Map<number, (d: Def) => ChainEvent[]>;
+  readonly plans: [number, Plan][];
+  readonly finishing: Finishing[];
+}
+
 /** Options of a book over TigerBeetle. */
 export interface TigerBeetleOptions {
   /** The tenant whose balances the book keeps; "" by default. */
@@ -2222,214 +2335,270 @@ export class TigerBeetleBook {
    * bulk writes: a post, void or status of a hold held in it finds none.
    */
   async bulk<R extends string>(calls: readonly TbCall[]): Promise<TbAnswer<R>[]> {
-    const out: TbAnswer<R>[] = calls.map((c) => c.error ?? null);
-    const chains = new Map<number, ChainEvent[]>();
-    const reads = new Map<number, "result" | "state" | "over_hold">();
-    // How a call's chain is laid out under another definition: to send it
-    // again as an earlier version sent it (madeByLegacy).
-    const layouts = new Map<number, (d: Def) => ChainEvent[]>();
-    const plans: [number, Plan][] = [];
-    const finishing: { i: number; key: string[]; ids: bigint[] }[] = [];
+    const s: BulkRun<R> = {
+      calls, out: calls.map((c) => c.error ?? null), chains: new Map(), reads: new Map(), layouts: new Map(), plans: [], finishing: [],
+    };
     calls.forEach((c, i) => {
-      if (c.error !== undefined) {
-        return;
-      }
-      try {
-        const t = kindOf(this.def, c.kind);
-        const where = `${t.name}.${c.op}`;
-        if (c.op === "post" && c.amounts !== null) {
-          if (c.amounts.length !== t.postAmounts.length) {
-            throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a post takes ${t.postAmounts.length} amounts, got ${c.amounts.length}`);
-          }
-          t.postAmounts.forEach((p, n) => checkAmount(where, t.params[p]!.name, c.amounts![n]));
-        }
-        checkSize(where, this.tenant, c.values);
-        if (c.op === "do" || c.op === "hold") {
-          const p = plan(this.def, this.tenant, c.kind, c.op, c.values, this.#tids);
-          if (p.sameAccount) {
-            out[i] = refused("same_account" as R);
-          } else if (p.chain.length > MAX_EVENTS) {
-            throw new ChoboError("CHOBO_UNEXPECTED", `a chain of ${p.chain.length} events does not fit one request of ${MAX_EVENTS}`);
-          } else {
-            plans.push([i, p]);
-            chains.set(i, p.chain);
-            reads.set(i, "result");
-            const op = c.op;
-            layouts.set(i, (d) => plan(d, this.tenant, c.kind, op, c.values, this.#tids).chain);
-          }
-        } else if (c.op === "status") {
-          chains.set(i, statusChain(this.def, this.tenant, c.kind, c.values.map(text), randomId(), randomId()));
-          reads.set(i, "state");
-        } else {
-          const key = c.values.map(text);
-          finishing.push({ i, key, ids: lookups(this.def, this.tenant, c.kind, key) });
-        }
-      } catch (err) {
-        out[i] = asError(err);
+      if (c.error === undefined) {
+        this.#planCall(s, i);
       }
     });
-    // The accounts and openings of every plan, each once.
-    if (plans.length > 0) {
-      const whole: Plan = { accounts: [], openings: [], chain: [], sameAccount: false };
-      const seen = new Set<bigint>();
-      for (const [, p] of plans) {
-        for (const a of p.accounts) {
-          if (!seen.has(a.id)) {
-            seen.add(a.id);
-            whole.accounts.push(a);
-          }
+    await this.#ensureAll(s);
+    await this.#finishAll(s);
+    const { again, relaid } = await this.#sendAll(s);
+    again.push(...(await this.#judgeRelaid(s, relaid)));
+    // The calls an earlier version made, sent again as it sent them: few,
+    // one request each.
+    for (const i of again) {
+      try {
+        const chain = s.layouts.get(i)!(asLegacy(this.def));
+        s.out[i] = read<R>(chain, await this.#createTransfers(chain.map((e) => e.transfer)));
+      } catch (err) {
+        s.out[i] = asError(err);
+      }
+    }
+    return s.out;
+  }
+
+  /**
+   * planCall checks call i of a bulk and lays out what it sends: the plan
+   * and chain of a do or hold, the status chain of a status; a post or void
+   * waits for the lookup of its hold (finishing). A call whose answer is
+   * known already (an error, same_account) gets it and sends nothing.
+   */
+  #planCall<R extends string>(s: BulkRun<R>, i: number): void {
+    const c = s.calls[i]!;
+    try {
+      const t = kindOf(this.def, c.kind);
+      const where = `${t.name}.${c.op}`;
+      if (c.op === "post" && c.amounts !== null) {
+        if (c.amounts.length !== t.postAmounts.length) {
+          throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a post takes ${t.postAmounts.length} amounts, got ${c.amounts.length}`);
         }
-        for (const o of p.openings) {
-          if (!seen.has(o.id)) {
-            seen.add(o.id);
-            whole.openings.push(o);
-          }
+        t.postAmounts.forEach((p, n) => checkAmount(where, t.params[p]!.name, c.amounts![n]));
+      }
+      checkSize(where, this.tenant, c.values);
+      if (c.op === "do" || c.op === "hold") {
+        const p = plan(this.def, this.tenant, c.kind, c.op, c.values, this.#tids);
+        if (p.sameAccount) {
+          s.out[i] = refused("same_account" as R);
+        } else if (p.chain.length > MAX_EVENTS) {
+          throw new ChoboError("CHOBO_UNEXPECTED", `a chain of ${p.chain.length} events does not fit one request of ${MAX_EVENTS}`);
+        } else {
+          s.plans.push([i, p]);
+          s.chains.set(i, p.chain);
+          s.reads.set(i, "result");
+          const op = c.op;
+          s.layouts.set(i, (d) => plan(d, this.tenant, c.kind, op, c.values, this.#tids).chain);
+        }
+      } else if (c.op === "status") {
+        s.chains.set(i, statusChain(this.def, this.tenant, c.kind, c.values.map(text), randomId(), randomId()));
+        s.reads.set(i, "state");
+      } else {
+        const key = c.values.map(text);
+        s.finishing.push({ i, key, ids: lookups(this.def, this.tenant, c.kind, key) });
+      }
+    } catch (err) {
+      s.out[i] = asError(err);
+    }
+  }
+
+  /** ensureAll makes the accounts and openings of every plan, each once; when that fails, each do and hold fails with it. */
+  async #ensureAll<R extends string>(s: BulkRun<R>): Promise<void> {
+    if (s.plans.length === 0) {
+      return;
+    }
+    const whole: Plan = { accounts: [], openings: [], chain: [], sameAccount: false };
+    const seen = new Set<bigint>();
+    for (const [, p] of s.plans) {
+      for (const a of p.accounts) {
+        if (!seen.has(a.id)) {
+          seen.add(a.id);
+          whole.accounts.push(a);
         }
       }
-      try {
-        await this.#ensure(whole);
-      } catch (err) {
-        for (const [i] of plans) {
-          out[i] = asError(err);
-          chains.delete(i);
+      for (const o of p.openings) {
+        if (!seen.has(o.id)) {
+          seen.add(o.id);
+          whole.openings.push(o);
         }
       }
     }
-    // One lookup for the holds of every post and void.
+    try {
+      await this.#ensure(whole);
+    } catch (err) {
+      for (const [i] of s.plans) {
+        s.out[i] = asError(err);
+        s.chains.delete(i);
+      }
+    }
+  }
+
+  /**
+   * finishAll looks up the holds of every post and void, each id once,
+   * MAX_EVENTS to a request, then lays out what each sends. A lookup that
+   * fails, or answers a transfer it was not asked for, fails them all.
+   */
+  async #finishAll<R extends string>(s: BulkRun<R>): Promise<void> {
     const found = new Map<bigint, TigerBeetleTransfer>();
-    const ids = [...new Set(finishing.flatMap((f) => f.ids))];
+    const ids = [...new Set(s.finishing.flatMap((f) => f.ids))];
     try {
       for (let k = 0; k < ids.length; k += MAX_EVENTS) {
-        for (const t of await withTimeout(this.#client.lookupTransfers(ids.slice(k, k + MAX_EVENTS)), this.#timeoutMs, "TigerBeetle lookup_transfers")) {
+        const batch = ids.slice(k, k + MAX_EVENTS);
+        for (const t of await withTimeout(this.#client.lookupTransfers(batch), this.#timeoutMs, "TigerBeetle lookup_transfers")) {
+          if (!batch.includes(t.id)) {
+            throw new ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold answered another transfer");
+          }
           found.set(t.id, t);
         }
       }
     } catch (err) {
-      for (const f of finishing) {
-        out[f.i] = asError(err);
+      for (const f of s.finishing) {
+        s.out[f.i] = asError(err);
       }
-      finishing.length = 0;
+      return;
     }
-    for (const f of finishing) {
+    for (const f of s.finishing) {
       try {
-        const c = calls[f.i]!;
-        const t = kindOf(this.def, c.kind);
-        const h = holdOf(this.def, this.tenant, c.kind, f.ids, found, this.#tids.sinks);
-        if (h === "other") {
-          out[f.i] = refused("key_conflict" as R);
-          continue;
-        }
-        if (h === null) {
-          out[f.i] = refused("no_such_hold" as R);
-          continue;
-        }
-        const held = h.amounts;
-        const hold = h.hold;
-        if (c.op === "void") {
-          chains.set(f.i, finishOf(this.def, this.tenant, c.kind, "void", f.key, [], hold));
-          reads.set(f.i, "result");
-          layouts.set(f.i, (d) => finishOf(d, this.tenant, c.kind, "void", f.key, [], hold));
-          continue;
-        }
-        let want = held;
-        if (c.amounts !== null) {
-          const byParam = new Map<number, bigint>(t.postAmounts.map((p, n) => [p, c.amounts![n]!]));
-          want = t.moves.map((m, n) => (m.amount < 0 ? held[n]! : byParam.get(m.amount)!));
-        }
-        if (want.some((w, n) => w > held[n]!)) {
-          chains.set(f.i, statusChain(this.def, this.tenant, c.kind, f.key, randomId(), randomId()));
-          reads.set(f.i, "over_hold");
-          continue;
-        }
-        chains.set(f.i, finishOf(this.def, this.tenant, c.kind, "post", f.key, want, hold));
-        reads.set(f.i, "result");
-        const posted = want;
-        layouts.set(f.i, (d) => finishOf(d, this.tenant, c.kind, "post", f.key, posted, hold));
+        this.#finishCall(s, f, found);
       } catch (err) {
-        out[f.i] = asError(err);
+        s.out[f.i] = asError(err);
       }
     }
-    // Every chain, in the order of the calls.
+  }
+
+  /**
+   * finishCall lays out the chain of a post or void from the records its
+   * lookup found, as post and void do, or answers it when the hold alone
+   * gives the answer. A post over its hold sends a status chain, answered
+   * from the hold's state (overHold).
+   */
+  #finishCall<R extends string>(s: BulkRun<R>, f: Finishing, found: ReadonlyMap<bigint, TigerBeetleTransfer>): void {
+    const c = s.calls[f.i]!;
+    const t = kindOf(this.def, c.kind);
+    const h = holdOf(this.def, this.tenant, c.kind, f.ids, found, this.#tids.sinks);
+    if (h === "other") {
+      s.out[f.i] = refused("key_conflict" as R);
+      return;
+    }
+    if (h === null) {
+      s.out[f.i] = refused("no_such_hold" as R);
+      return;
+    }
+    const held = h.amounts;
+    const hold = h.hold;
+    if (c.op === "void") {
+      s.chains.set(f.i, finishOf(this.def, this.tenant, c.kind, "void", f.key, [], hold));
+      s.reads.set(f.i, "result");
+      s.layouts.set(f.i, (d) => finishOf(d, this.tenant, c.kind, "void", f.key, [], hold));
+      return;
+    }
+    let want = held;
+    if (c.amounts !== null) {
+      const byParam = new Map<number, bigint>(t.postAmounts.map((p, n) => [p, c.amounts![n]!]));
+      want = t.moves.map((m, n) => (m.amount < 0 ? held[n]! : byParam.get(m.amount)!));
+    }
+    if (want.some((w, n) => w > held[n]!)) {
+      s.chains.set(f.i, statusChain(this.def, this.tenant, c.kind, f.key, randomId(), randomId()));
+      s.reads.set(f.i, "over_hold");
+      return;
+    }
+    s.chains.set(f.i, finishOf(this.def, this.tenant, c.kind, "post", f.key, want, hold));
+    s.reads.set(f.i, "result");
+    s.layouts.set(f.i, (d) => finishOf(d, this.tenant, c.kind, "post", f.key, want, hold));
+  }
+
+  /**
+   * sendAll sends every chain, in the order of the calls, packed into
+   * requests of at most MAX_EVENTS events, a chain never split, and reads
+   * each chain's statuses. A request that fails fails the calls it
+   * carried. It returns the calls to send again as an earlier version laid
+   * them out, and those whose first event exists with other flags.
+   */
+  async #sendAll<R extends string>(s: BulkRun<R>): Promise<{ again: number[]; relaid: Map<number, number[]> }> {
     const again: number[] = [];
     const relaid = new Map<number, number[]>();
-    const order = calls.flatMap((_, i) => (chains.has(i) ? [i] : []));
+    const order = s.calls.flatMap((_, i) => (s.chains.has(i) ? [i] : []));
     for (let k = 0; k < order.length; ) {
       const batch = [order[k]!];
-      let n = chains.get(order[k]!)!.length;
+      let n = s.chains.get(order[k]!)!.length;
       k++;
-      while (k < order.length && n + chains.get(order[k]!)!.length <= MAX_EVENTS) {
-        n += chains.get(order[k]!)!.length;
+      while (k < order.length && n + s.chains.get(order[k]!)!.length <= MAX_EVENTS) {
+        n += s.chains.get(order[k]!)!.length;
         batch.push(order[k]!);
         k++;
       }
       let statuses: number[];
       try {
-        statuses = await this.#createTransfers(batch.flatMap((i) => chains.get(i)!.map((e) => e.transfer)));
+        statuses = await this.#createTransfers(batch.flatMap((i) => s.chains.get(i)!.map((e) => e.transfer)));
       } catch (err) {
         for (const i of batch) {
-          out[i] = asError(err);
+          s.out[i] = asError(err);
         }
         continue;
       }
       let at = 0;
       for (const i of batch) {
-        const chain = chains.get(i)!;
-        const mine = statuses.slice(at, at + chain.length);
-        at += chain.length;
-        try {
-          const how = reads.get(i);
-          if (how === "result" && laidOutOtherwise(chain, mine)) {
-            relaid.set(i, mine);
-            continue;
+        const length = s.chains.get(i)!.length;
+        this.#readChain(s, i, statuses.slice(at, at + length), again, relaid);
+        at += length;
+      }
+    }
+    return { again, relaid };
+  }
+
+  /** readChain makes the statuses of call i's chain its answer, or sets the call aside (again, relaid). */
+  #readChain<R extends string>(s: BulkRun<R>, i: number, mine: number[], again: number[], relaid: Map<number, number[]>): void {
+    const chain = s.chains.get(i)!;
+    try {
+      const how = s.reads.get(i);
+      if (how === "result" && laidOutOtherwise(chain, mine)) {
+        relaid.set(i, mine);
+        return;
+      }
+      if (how === "result" && madeByLegacy(kindOf(this.def, s.calls[i]!.kind), mine)) {
+        again.push(i);
+        return;
+      }
+      s.out[i] = how === "result" ? read<R>(chain, mine) : how === "state" ? readStatus(mine) : overHold<R>(readStatus(mine));
+    } catch (err) {
+      s.out[i] = asError(err);
+    }
+  }
+
+  /**
+   * judgeRelaid answers the calls whose first event exists with other flags
+   * by what they mean (laidOutOtherwise): few, their first events looked up
+   * in one request. It returns those an earlier version made, to send again.
+   */
+  async #judgeRelaid<R extends string>(s: BulkRun<R>, relaid: Map<number, number[]>): Promise<number[]> {
+    const again: number[] = [];
+    if (relaid.size === 0) {
+      return again;
+    }
+    const which = [...relaid.keys()];
+    try {
+      const same = await this.#sameCalls(which.map((i) => s.chains.get(i)!));
+      which.forEach((i, n) => {
+        const mine = relaid.get(i)!;
+        if (same[n]) {
+          s.out[i] = { result: "done_before" } as ResultOf<R>;
+        } else if (madeByLegacy(kindOf(this.def, s.calls[i]!.kind), mine)) {
+          again.push(i);
+        } else {
+          try {
+            s.out[i] = read<R>(s.chains.get(i)!, mine);
+          } catch (err) {
+            s.out[i] = asError(err);
           }
-          if (how === "result" && madeByLegacy(kindOf(this.def, calls[i]!.kind), mine)) {
-            again.push(i);
-            continue;
-          }
-          out[i] = how === "result" ? read<R>(chain, mine) : how === "state" ? readStatus(mine) : overHold<R>(readStatus(mine));
-        } catch (err) {
-          out[i] = asError(err);
         }
+      });
+    } catch (err) {
+      for (const i of which) {
+        s.out[i] = asError(err);
       }
     }
-    // The calls whose first event exists with other flags, judged by what
-    // they mean (laidOutOtherwise): few, their first events looked up in
-    // one request.
-    if (relaid.size > 0) {
-      const which = [...relaid.keys()];
-      try {
-        const same = await this.#sameCalls(which.map((i) => chains.get(i)!));
-        which.forEach((i, n) => {
-          const mine = relaid.get(i)!;
-          if (same[n]) {
-            out[i] = { result: "done_before" } as ResultOf<R>;
-          } else if (madeByLegacy(kindOf(this.def, calls[i]!.kind), mine)) {
-            again.push(i);
-          } else {
-            try {
-              out[i] = read<R>(chains.get(i)!, mine);
-            } catch (err) {
-              out[i] = asError(err);
-            }
-          }
-        });
-      } catch (err) {
-        for (const i of which) {
-          out[i] = asError(err);
-        }
-      }
-    }
-    // The calls an earlier version made, sent again as it sent them: few,
-    // one request each.
-    for (const i of again) {
-      try {
-        const chain = layouts.get(i)!(asLegacy(this.def));
-        out[i] = read<R>(chain, await this.#createTransfers(chain.map((e) => e.transfer)));
-      } catch (err) {
-        out[i] = asError(err);
-      }
-    }
-    return out;
+    return again;
   }
 
   /** balance reads an account of a kind, named by its arguments. */

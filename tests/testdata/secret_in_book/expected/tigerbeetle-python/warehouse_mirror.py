@@ -2477,6 +2477,8 @@ class _TbFlows:
                 batch = ids[k : k + MAX_EVENTS]
                 ans = yield Request("lookup_transfers", ids=tuple(batch))
                 for tr in ans.transfers:
+                    if tr.id not in batch:
+                        raise ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold answered another transfer")
                     found[tr.id] = tr
         except Exception as e:
             for i, _, _ in finishing:

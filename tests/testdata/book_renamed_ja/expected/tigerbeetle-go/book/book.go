@@ -104,7 +104,8 @@ type Answer = chobotb.Answer
 // would be answered alone, in order. TigerBeetle applies them one after
 // another; what a Bulk cannot do is let a call see another's answer: a post,
 // void or status must not name a hold that a hold of the same Bulk makes.
-// The error stops every call; a request that fails fails only its calls.
+// A request that fails fails only the calls it carried, in their Answers;
+// the error is nil, kept for callers of earlier versions.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
 	return b.tb.Bulk(ctx, calls)
 }
