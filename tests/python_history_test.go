@@ -148,7 +148,7 @@ type pythonReader struct {
 
 func startPythonReader(t *testing.T, py, client string, env []string) *pythonReader {
 	t.Helper()
-	cmd := exec.Command(py, filepath.Join(pyRuntimeDir, "driver", "driver.py"), "--mode", "alternate", client)
+	cmd := exec.Command(py, filepath.Join(pyRuntimeDir, "..", "driver", "driver.py"), "--mode", "alternate", client)
 	cmd.Env = append(append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1"), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

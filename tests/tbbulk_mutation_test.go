@@ -56,16 +56,16 @@ var tsBulkMutations = []mutation{
 
 var pyBulkMutations = []mutation{
 	{"a request packed past MAX_EVENTS", "tbclient.py",
-		"n + len(chains[order[k]]) <= MAX_EVENTS", "n + len(chains[order[k]]) <= MAX_EVENTS + 5"},
+		"n + len(b.chains[order[k]]) <= MAX_EVENTS", "n + len(b.chains[order[k]]) <= MAX_EVENTS + 5"},
 	{"a failed request whose error is dropped", "tbclient.py",
-		"                for i in batch_i:\n                    out[i] = e\n                continue\n",
+		"                for i in batch_i:\n                    b.out[i] = e\n                continue\n",
 		"                continue\n"},
 	{"statuses read from the wrong place", "tbclient.py",
-		"mine = statuses[at : at + len(chains[i])]", "mine = statuses[: len(chains[i])]"},
+		"mine = statuses[at : at + len(b.chains[i])]", "mine = statuses[: len(b.chains[i])]"},
 	{"a failed accounts request whose calls are answered nothing", "tbclient.py",
-		"                    out[i] = e\n                    chains.pop(i, None)\n", "                    chains.pop(i, None)\n"},
+		"                b.out[i] = e\n                b.chains.pop(i, None)\n", "                b.chains.pop(i, None)\n"},
 	{"a hold id looked up as often as it is named", "tbclient.py",
-		"ids = list(dict.fromkeys(x for _, _, ls in finishing for x in ls))", "ids = [x for _, _, ls in finishing for x in ls]"},
+		"ids = list(dict.fromkeys(x for _, _, ls in b.finishing for x in ls))", "ids = [x for _, _, ls in b.finishing for x in ls]"},
 	{"a lookup's stranger taken", "tbclient.py",
 		"if tr.id not in batch:", "if not batch:"},
 }

@@ -2099,6 +2099,26 @@ def tb_call(kind: int, op: Literal["do", "hold", "post", "void", "status"], valu
         return TbCall(kind, op, error=e)
 
 
+@dataclass
+class _Bulk:
+    """What a bulk call knows as it goes: each call's answer so far
+    (out), its chain and how its statuses are read (result, state, or
+    over_hold: a post over its hold, sent as a status chain), the plans
+    whose accounts it makes, the posts and voids waiting for their
+    lookup (each with its key and the ids it looks up), the calls sent
+    again as an earlier version sent them, and those whose first event
+    exists with other flags (with their statuses)."""
+
+    calls: Sequence[TbCall]
+    out: list[TbAnswer]
+    chains: dict[int, list[ChainEvent]] = field(default_factory=dict)
+    reads: dict[int, str] = field(default_factory=dict)
+    plans: list[tuple[int, Plan]] = field(default_factory=list)
+    finishing: list[tuple[int, list[str], list[int]]] = field(default_factory=list)
+    again: list[int] = field(default_factory=list)
+    relaid: dict[int, list[int]] = field(default_factory=dict)
+
+
 class _TbFlows:
     """The operations of a book over TigerBeetle, written once for both
     drivers, and what a book remembers between calls."""
@@ -2305,68 +2325,87 @@ class _TbFlows:
         requests of at most MAX_EVENTS events, a chain never split. A call
         reads nothing another of the same bulk writes: a post, void or
         status of a hold held in it finds no hold."""
-        out: list[TbAnswer] = [c.error for c in calls]
-        chains: dict[int, list[ChainEvent]] = {}
-        reads: dict[int, str] = {}  # result, state, or over_hold (a post over its hold, as a status chain)
-        plans: list[tuple[int, Plan]] = []
-        finishing: list[tuple[int, list[str], list[int]]] = []  # a post or void, its key and its lookups
+        b = _Bulk(calls, [c.error for c in calls])
         for i, c in enumerate(calls):
-            if c.error is not None:
-                continue
+            if c.error is None:
+                try:
+                    self._bulk_plan(b, i, c)
+                except Exception as e:
+                    b.out[i] = e
+        yield from self._bulk_ensure_flow(b)
+        yield from self._bulk_lookup_flow(b)
+        yield from self._bulk_send_flow(b)
+        yield from self._bulk_relaid_flow(b)
+        # The calls an earlier version made, sent again as it sent them:
+        # few, one request each.
+        for i in b.again:
             try:
-                t = _kind_of(self.d, c.kind)
-                where = f"{t.name}.{c.op}"
-                if c.op == "post" and c.amounts is not None:
-                    if len(c.amounts) != len(t.post_amounts):
-                        raise ChoboError(
-                            "CHOBO_BAD_ARGUMENT",
-                            f"{where}: a post takes {len(t.post_amounts)} amounts, got {len(c.amounts)}",
-                        )
-                    for pa, amount in zip(t.post_amounts, c.amounts):
-                        check_amount(where, t.params[pa].name, amount)
-                check_size(where, self.tenant, c.values)
-                if c.op == "do" or c.op == "hold":
-                    p = plan(self.d, self.tenant, c.kind, c.op, c.values, self._tids)
-                    if p.same_account:
-                        out[i] = refused("same_account")
-                    elif len(p.chain) > MAX_EVENTS:
-                        raise ChoboError(
-                            "CHOBO_UNEXPECTED", f"a chain of {len(p.chain)} events does not fit one request of {MAX_EVENTS}"
-                        )
-                    else:
-                        plans.append((i, p))
-                        chains[i], reads[i] = p.chain, "result"
-                elif c.op == "status":
-                    key = [_text(v) for v in c.values]
-                    chains[i] = status_chain(self.d, self.tenant, c.kind, key, _tb_random_id(), _tb_random_id())
-                    reads[i] = "state"
-                else:
-                    key = [_text(v) for v in c.values]
-                    finishing.append((i, key, lookups(self.d, self.tenant, c.kind, key)))
+                chain = self._legacy_chain(calls[i], b.chains[i])
+                b.out[i] = read(chain, (yield from self._send_chain_flow(chain)))
             except Exception as e:
-                out[i] = e
-        # The accounts and openings of every plan, each once.
-        if plans:
-            whole = Plan()
-            seen: set[int] = set()
-            for _, p in plans:
-                for acc in p.accounts:
-                    if acc.id not in seen:
-                        seen.add(acc.id)
-                        whole.accounts.append(acc)
-                for o in p.openings:
-                    if o.id not in seen:
-                        seen.add(o.id)
-                        whole.openings.append(o)
-            try:
-                yield from self._ensure_flow(whole)
-            except Exception as e:
-                for i, _ in plans:
-                    out[i] = e
-                    chains.pop(i, None)
-        # One lookup for the holds of every post and void.
+                b.out[i] = e
+        return b.out
+
+    def _bulk_plan(self, b: _Bulk, i: int, c: TbCall) -> None:
+        """Checks call i of the bulk and lays out its chain, or notes the
+        hold a post or void must look up first."""
+        t = _kind_of(self.d, c.kind)
+        where = f"{t.name}.{c.op}"
+        if c.op == "post" and c.amounts is not None:
+            if len(c.amounts) != len(t.post_amounts):
+                raise ChoboError(
+                    "CHOBO_BAD_ARGUMENT",
+                    f"{where}: a post takes {len(t.post_amounts)} amounts, got {len(c.amounts)}",
+                )
+            for pa, amount in zip(t.post_amounts, c.amounts):
+                check_amount(where, t.params[pa].name, amount)
+        check_size(where, self.tenant, c.values)
+        if c.op == "do" or c.op == "hold":
+            p = plan(self.d, self.tenant, c.kind, c.op, c.values, self._tids)
+            if p.same_account:
+                b.out[i] = refused("same_account")
+            elif len(p.chain) > MAX_EVENTS:
+                raise ChoboError(
+                    "CHOBO_UNEXPECTED", f"a chain of {len(p.chain)} events does not fit one request of {MAX_EVENTS}"
+                )
+            else:
+                b.plans.append((i, p))
+                b.chains[i], b.reads[i] = p.chain, "result"
+            return
+        key = [_text(v) for v in c.values]
+        if c.op == "status":
+            b.chains[i] = status_chain(self.d, self.tenant, c.kind, key, _tb_random_id(), _tb_random_id())
+            b.reads[i] = "state"
+        else:
+            b.finishing.append((i, key, lookups(self.d, self.tenant, c.kind, key)))
+
+    def _bulk_ensure_flow(self, b: _Bulk) -> _TbFlow[None]:
+        """The accounts and openings of every plan, each once; when they
+        cannot be made, the dos and holds fail and nothing else."""
+        if not b.plans:
+            return
+        whole = Plan()
+        seen: set[int] = set()
+        for _, p in b.plans:
+            for acc in p.accounts:
+                if acc.id not in seen:
+                    seen.add(acc.id)
+                    whole.accounts.append(acc)
+            for o in p.openings:
+                if o.id not in seen:
+                    seen.add(o.id)
+                    whole.openings.append(o)
+        try:
+            yield from self._ensure_flow(whole)
+        except Exception as e:
+            for i, _ in b.plans:
+                b.out[i] = e
+                b.chains.pop(i, None)
+
+    def _bulk_lookup_flow(self, b: _Bulk) -> _TbFlow[None]:
+        """One lookup for the holds of every post and void, then their chains."""
         found: dict[int, Transfer] = {}
-        ids = list(dict.fromkeys(x for _, _, ls in finishing for x in ls))
+        ids = list(dict.fromkeys(x for _, _, ls in b.finishing for x in ls))
         try:
             for k in range(0, len(ids), MAX_EVENTS):
                 batch = ids[k : k + MAX_EVENTS]
@@ -2376,82 +2415,82 @@ class _TbFlows:
                         raise ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold answered another transfer")
                     found[tr.id] = tr
         except Exception as e:
-            for i, _, _ in finishing:
-                out[i] = e
-            finishing = []
-        for i, key, ls in finishing:
+            for i, _, _ in b.finishing:
+                b.out[i] = e
+            return
+        for i, key, ls in b.finishing:
             try:
-                self._finish_of(calls[i], key, ls, found, out, chains, reads, i)
+                self._finish_of(b.calls[i], key, ls, found, b.out, b.chains, b.reads, i)
             except Exception as e:
-                out[i] = e
-        # Every chain, in the order of the calls.
-        again: list[int] = []
-        relaid: dict[int, list[int]] = {}
-        order = [i for i in range(len(calls)) if i in chains]
+                b.out[i] = e
+
+    def _bulk_send_flow(self, b: _Bulk) -> _TbFlow[None]:
+        """Every chain, in the order of the calls, packed into requests."""
+        order = [i for i in range(len(b.calls)) if i in b.chains]
         k = 0
         while k < len(order):
             batch_i = [order[k]]
-            n = len(chains[order[k]])
+            n = len(b.chains[order[k]])
             k += 1
-            while k < len(order) and n + len(chains[order[k]]) <= MAX_EVENTS:
-                n += len(chains[order[k]])
+            while k < len(order) and n + len(b.chains[order[k]]) <= MAX_EVENTS:
+                n += len(b.chains[order[k]])
                 batch_i.append(order[k])
                 k += 1
-            events = [e for i in batch_i for e in chains[i]]
+            events = [e for i in batch_i for e in b.chains[i]]
             try:
                 ans = yield Request("create_transfers", transfers=tuple(e.transfer for e in events))
                 statuses = _tb_statuses(ans, len(events), "transfers")
             except Exception as e:
                 for i in batch_i:
-                    out[i] = e
+                    b.out[i] = e
                 continue
             at = 0
             for i in batch_i:
-                mine = statuses[at : at + len(chains[i])]
-                at += len(chains[i])
+                mine = statuses[at : at + len(b.chains[i])]
+                at += len(b.chains[i])
                 try:
-                    if reads[i] == "result" and _laid_out_otherwise(chains[i], mine):
-                        relaid[i] = mine
-                    elif reads[i] == "result" and _made_by_legacy(_kind_of(self.d, calls[i].kind), mine):
-                        again.append(i)
-                    elif reads[i] == "result":
-                        out[i] = read(chains[i], mine)
-                    elif reads[i] == "state":
-                        out[i] = read_status(mine)
-                    else:
-                        out[i] = _over_hold(read_status(mine))
+                    self._bulk_read(b, i, mine)
                 except Exception as e:
-                    out[i] = e
-        # The calls whose first event exists with other flags, judged by
-        # what they mean (_laid_out_otherwise): few, their first events
-        # looked up in one request.
-        if relaid:
-            which = list(relaid)
-            try:
-                same = yield from self._same_calls_flow([chains[i] for i in which])
-            except Exception as e:
-                for i in which:
-                    out[i] = e
+                    b.out[i] = e
+
+    def _bulk_read(self, b: _Bulk, i: int, mine: list[int]) -> None:
+        """Answers call i from its chain's statuses, or puts it aside to be
+        judged (relaid) or sent again (again)."""
+        chain, how = b.chains[i], b.reads[i]
+        if how == "result" and _laid_out_otherwise(chain, mine):
+            b.relaid[i] = mine
+        elif how == "result" and _made_by_legacy(_kind_of(self.d, b.calls[i].kind), mine):
+            b.again.append(i)
+        elif how == "result":
+            b.out[i] = read(chain, mine)
+        elif how == "state":
+            b.out[i] = read_status(mine)
+        else:
+            b.out[i] = _over_hold(read_status(mine))
+
+    def _bulk_relaid_flow(self, b: _Bulk) -> _TbFlow[None]:
+        """The calls whose first event exists with other flags, judged by
+        what they mean (_laid_out_otherwise): few, their first events
+        looked up in one request."""
+        if not b.relaid:
+            return
+        which = list(b.relaid)
+        try:
+            same = yield from self._same_calls_flow([b.chains[i] for i in which])
+        except Exception as e:
+            for i in which:
+                b.out[i] = e
+            return
+        for i, same_call in zip(which, same):
+            if same_call:
+                b.out[i] = DONE_BEFORE
+            elif _made_by_legacy(_kind_of(self.d, b.calls[i].kind), b.relaid[i]):
+                b.again.append(i)
             else:
-                for i, same_call in zip(which, same):
-                    if same_call:
-                        out[i] = DONE_BEFORE
-                    elif _made_by_legacy(_kind_of(self.d, calls[i].kind), relaid[i]):
-                        again.append(i)
-                    else:
-                        try:
-                            out[i] = read(chains[i], relaid[i])
-                        except Exception as e:
-                            out[i] = e
-        # The calls an earlier version made, sent again as it sent them:
-        # few, one request each.
-        for i in again:
-            try:
-                chain = self._legacy_chain(calls[i], chains[i])
-                out[i] = read(chain, (yield from self._send_chain_flow(chain)))
-            except Exception as e:
-                out[i] = e
-        return out
+                try:
+                    b.out[i] = read(b.chains[i], b.relaid[i])
+                except Exception as e:
+                    b.out[i] = e
 
     def _legacy_chain(self, c: TbCall, sent: list[ChainEvent]) -> list[ChainEvent]:
         """The chain of a call of a bulk as an earlier version laid it out;
@@ -2867,78 +2906,9 @@ class _TbHistory(_TbFlows):
         return bal
 
     def _entries_flow(self, where: str, kind: int, key: Sequence[object]) -> _TbFlow[list[Entry]]:
-        d = self.d
-        if isinstance(kind, bool) or not isinstance(kind, int) or not 0 <= kind < len(d.transfers):
-            raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the book {d.book} has no transfer kind {kind!r}")
-        t = d.transfers[kind]
-        if isinstance(key, str) or not isinstance(key, Sequence):
-            raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: a key must be a list, got {describe(key)}")
-        if len(key) != len(t.key):
-            raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: {t.name} has a key of {len(t.key)} values, got {len(key)}")
-        vals: list[Value] = []
-        for p, v in zip(t.key, key):
-            if t.params[p].amount:
-                vals.append(check_amount(where, t.params[p].name, v))
-            else:
-                vals.append(check_text(where, t.params[p].name, v))
-        check_size(where, self.tenant, vals)
-        kv = tuple(_text(v) for v in vals)
-        # Every id the call can have written, whatever layout the version that
-        # wrote it had: a do's or hold's every place (_REACH a move), a post's
-        # or void's every event (one fewer a move: no probe's void). The
-        # records found tell the moves.
-        ops: tuple[EntryOp, ...] = ("hold", "post", "void") if t.pending else ("do",)
-        places: dict[EntryOp, list[int]] = {}
-        for op in ops:
-            n = (_REACH - 1 if op in ("post", "void") else _REACH) * len(t.moves)
-            places[op] = [transfer_id(d.book, self.tenant, t.name, op, kv, pos) for pos in range(n)]
-        every = [x for op in ops for x in places[op]]
-        by_id: dict[int, Transfer] = {}
-        for i in range(0, len(every), MAX_EVENTS):
-            ans = yield Request("lookup_transfers", ids=tuple(every[i : i + MAX_EVENTS]))
-            for r in ans.transfers:
-                by_id[r.id] = r
-        sinks = set(self._tids.sinks)
-        code = _fixed_of(d).transfer_codes[kind]
-        want: list[tuple[EntryOp, int, int]] = []
-        move_of: dict[int, int] = {}  # the do's or hold's moves, by id
-        for x in places[ops[0]]:
-            f = by_id.get(x)
-            # A move names no sink (see hold_of); a netting has the sink's
-            # code, a probe's void ends the probe.
-            if (f is None or f.code != code or f.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)
-                    or f.debit_account_id in sinks or f.credit_account_id in sinks or len(move_of) == len(t.moves)):
-                continue
-            move_of[x] = len(move_of) + 1
-            want.append((ops[0], move_of[x], x))
-        for op in ops[1:]:
-            for x in places[op]:
-                f = by_id.get(x)
-                if f is not None and f.pending_id in move_of:
-                    want.append((op, move_of[f.pending_id], x))
-        held: dict[int, Transfer] = {}  # the hold's record, by move
-        ended: set[int] = set()
-        moves: list[_TbEntry] = []  # one per record: the out side; the in side follows
-        for op, move, rid in want:
-            rec = by_id.get(rid)
-            if rec is None:
-                continue
-            amount = _tb_fit(rec)
-            e = _TbEntry(ts=rec.timestamp, id=rec.id, kind=kind, op=op, move=move, timeout=rec.timeout)
-            if op == "do":
-                e.posted = amount
-            elif op == "hold":
-                e.held_out = amount
-                held[move] = rec
-            else:
-                h = held.get(move)
-                if h is None:
-                    raise ChoboError("CHOBO_UNEXPECTED", f"record {hex_id(rec.id)} ends a hold that is not there")
-                ended.add(move)
-                e.held_out = _tb_fit(h)
-                if op == "post":
-                    e.posted = amount
-            moves.append(e)
+        t, kv = self._call_key(where, kind, key)
+        found = yield from self._call_records_flow(t, kind, kv)
+        moves, held, ended = self._call_moves(kind, found)
         if t.pending and t.timeout > 0 and held and not ended:
             hs = [replace(e, account=t.moves[e.move - 1].from_.account) for e in moves]
             states = yield from self._hold_states_flow(hs[:1])
@@ -2963,6 +2933,93 @@ class _TbHistory(_TbFlows):
             for e, side in ((o, mv.from_), (i_, mv.to)):
                 out.append(self._named(e, _tb_side_args(t, side, kv), False, kv))
         return out
+
+    def _call_key(self, where: str, kind: int, key: Sequence[object]) -> tuple[TransferKind, tuple[str, ...]]:
+        """The transfer kind and the key, as text, of the call a read of a
+        call's entries names; a kind or key the book cannot have fails."""
+        d = self.d
+        if isinstance(kind, bool) or not isinstance(kind, int) or not 0 <= kind < len(d.transfers):
+            raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the book {d.book} has no transfer kind {kind!r}")
+        t = d.transfers[kind]
+        if isinstance(key, str) or not isinstance(key, Sequence):
+            raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: a key must be a list, got {describe(key)}")
+        if len(key) != len(t.key):
+            raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: {t.name} has a key of {len(t.key)} values, got {len(key)}")
+        vals: list[Value] = []
+        for p, v in zip(t.key, key):
+            if t.params[p].amount:
+                vals.append(check_amount(where, t.params[p].name, v))
+            else:
+                vals.append(check_text(where, t.params[p].name, v))
+        check_size(where, self.tenant, vals)
+        return t, tuple(_text(v) for v in vals)
+
+    def _call_records_flow(self, t: TransferKind, kind: int,
+                           kv: tuple[str, ...]) -> _TbFlow[list[tuple[EntryOp, int, Transfer]]]:
+        """The records of the call's moves and of what ended them, each
+        with its operation and move, in the order of their ids."""
+        d = self.d
+        # Every id the call can have written, whatever layout the version that
+        # wrote it had: a do's or hold's every place (_REACH a move), a post's
+        # or void's every event (one fewer a move: no probe's void). The
+        # records found tell the moves.
+        ops: tuple[EntryOp, ...] = ("hold", "post", "void") if t.pending else ("do",)
+        places: dict[EntryOp, list[int]] = {}
+        for op in ops:
+            n = (_REACH - 1 if op in ("post", "void") else _REACH) * len(t.moves)
+            places[op] = [transfer_id(d.book, self.tenant, t.name, op, kv, pos) for pos in range(n)]
+        every = [x for op in ops for x in places[op]]
+        by_id: dict[int, Transfer] = {}
+        for i in range(0, len(every), MAX_EVENTS):
+            ans = yield Request("lookup_transfers", ids=tuple(every[i : i + MAX_EVENTS]))
+            for r in ans.transfers:
+                by_id[r.id] = r
+        sinks = set(self._tids.sinks)
+        code = _fixed_of(d).transfer_codes[kind]
+        found: list[tuple[EntryOp, int, Transfer]] = []
+        move_of: dict[int, int] = {}  # the do's or hold's moves, by id
+        for x in places[ops[0]]:
+            f = by_id.get(x)
+            # A move names no sink (see hold_of); a netting has the sink's
+            # code, a probe's void ends the probe.
+            if (f is None or f.code != code or f.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)
+                    or f.debit_account_id in sinks or f.credit_account_id in sinks or len(move_of) == len(t.moves)):
+                continue
+            move_of[x] = len(move_of) + 1
+            found.append((ops[0], move_of[x], f))
+        for op in ops[1:]:
+            for x in places[op]:
+                f = by_id.get(x)
+                if f is not None and f.pending_id in move_of:
+                    found.append((op, move_of[f.pending_id], f))
+        return found
+
+    def _call_moves(self, kind: int, found: list[tuple[EntryOp, int, Transfer]]
+                    ) -> tuple[list[_TbEntry], dict[int, Transfer], set[int]]:
+        """An entry per record found (its out side; the in side follows
+        from it), with the hold's record of each move and the moves whose
+        hold a post or void ended."""
+        held: dict[int, Transfer] = {}  # the hold's record, by move
+        ended: set[int] = set()
+        moves: list[_TbEntry] = []
+        for op, move, rec in found:
+            amount = _tb_fit(rec)
+            e = _TbEntry(ts=rec.timestamp, id=rec.id, kind=kind, op=op, move=move, timeout=rec.timeout)
+            if op == "do":
+                e.posted = amount
+            elif op == "hold":
+                e.held_out = amount
+                held[move] = rec
+            else:
+                h = held.get(move)
+                if h is None:
+                    raise ChoboError("CHOBO_UNEXPECTED", f"record {hex_id(rec.id)} ends a hold that is not there")
+                ended.add(move)
+                e.held_out = _tb_fit(h)
+                if op == "post":
+                    e.posted = amount
+            moves.append(e)
+        return moves, held, ended
 
     def _open_holds_flow(self, where: str, account: int | None, values: Sequence[object] | None,
                          kind: int | None) -> _TbFlow[list[OpenHold]]:
