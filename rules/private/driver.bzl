@@ -23,7 +23,7 @@ go_driver_main = rule(
         "client": attr.label(providers = [GoInfo], mandatory = True),
         "srcs": attr.label(providers = [ChoboGeneratedInfo], mandatory = True, doc = "The client's generated sources, which say its target."),
         "_drivermain": attr.label(
-            default = Label("//runtime/go/driver/drivermain"),
+            default = Label("//lang/go/driver/drivermain"),
             executable = True,
             cfg = "exec",
         ),

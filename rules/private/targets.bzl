@@ -53,7 +53,7 @@ def _go_driver(name, client, srcs, visibility, tags):
     go_binary(
         name = name + "_program",
         srcs = [":" + name + "_main"],
-        deps = [client, Label("//runtime/go/driver")],
+        deps = [client, Label("//lang/go/driver")],
         testonly = True,
         tags = tags,
         visibility = ["//visibility:private"],

@@ -91,7 +91,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/chobo-lang/chobo/runtime/go/driver"
+	"github.com/chobo-lang/chobo/lang/go/driver"
 %s)
 
 var clients = map[string]any{
@@ -127,7 +127,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
-	"github.com/chobo-lang/chobo/runtime/go/driver"
+	"github.com/chobo-lang/chobo/lang/go/driver"
 %[3]s)
 
 var clients = map[string]any{
