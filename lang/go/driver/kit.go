@@ -24,7 +24,7 @@ func (Kit) Record() string   { return "CHOBO_DRIVER_RECORD" }
 func (Kit) Bulk() []string   { return []string{"postgres", "tigerbeetle"} }
 
 // Prepare has nothing to do: the rule hands over a driver program Bazel
-// built, the client compiled in (rules/private/driver.bzl).
+// built, the client compiled in (lang/go/defs.bzl).
 func (Kit) Prepare(driverkit.Handed) (driverkit.Start, error) { return nil, nil }
 
 // CaseEnv names the client that a driver program Build wrote drives.
