@@ -67,7 +67,7 @@ client/...        book ids diag gen version client client/model client/lit runti
 target            book diag gen backend/... client/... lang/*
 
 # Scenarios shown in a backend's terms and run against what was built.
-show              book diag ids interp scenario backend/... client/model runtime/go/... !runtime/go/driver/...
+show              book diag ids interp scenario backend/... client/model runtime/go/...
 conformance/pgtest    -
 conformance/tbtest    ids runtime/go/chobotb/...
 conformance/protocol  -
@@ -76,7 +76,7 @@ conformance/protocol  -
 conformance/driverkit -
 # The runner opens a driver with the names chobo api gives its client,
 # so the conformance packages come after api, which must not know them.
-conformance/...       book diag ids version interp scenario search check evolve show gen backend/... client/... target api conformance/... runtime/go/... !runtime/go/driver/...
+conformance/...       book diag ids version interp scenario search check evolve show gen backend/... client/... target api conformance/... runtime/go/...
 
 # The JSON shapes, the command line and the binary. The comparison with
 # the deployed version reads that version back from the JSON of chobo
@@ -92,22 +92,21 @@ cli               * !cmd/...
 cmd/...           cli
 
 # The Go client runtime: generated code imports it, so it stands alone,
-# but for the ID scheme, which every backend and language shares.
-runtime/go/...    runtime/go/... !runtime/go/driver/... ids
+# but for the ID scheme, which every backend and language shares. It is
+# not in lang/go because the compiler itself imports it (backend/...,
+# show, the conformance packages) and users' programs import it by this
+# path.
+runtime/go/...    runtime/go/... ids
 # The TypeScript runtime's sources, carried into the compiler to be
 # written into each TypeScript client.
 runtime/typescript  -
-# The drivers sit beside their runtimes and are linked by the runner and
-# the tests only: the Go one calls the client it has compiled in by the
-# names the protocol hands it (reading the history reads' answers as the
-# runtime's types), and reaches TigerBeetle through the wire; the
-# TypeScript one compiles a client with tsc. Each is its language's
-# driver kit.
-runtime/go/driver/...      runtime/go/chobo runtime/go/chobotb runtime/go/driver ids client/golang conformance/protocol conformance/tbwire conformance/driverkit
+# The TypeScript driver sits beside its runtime and is linked by the
+# runner and the tests only; it compiles a client with tsc. It is its
+# language's driver kit.
 runtime/typescript/driver  conformance/driverkit
 # The list of every language's kit, which the runner and the tests range
 # over.
-runtime/driverkits         conformance/driverkit runtime/go/driver runtime/typescript/driver lang/*/driver
+runtime/driverkits         conformance/driverkit runtime/typescript/driver lang/*/driver
 
 # A client language's folder, lang/<language>. Its root package is the
 # generator, which stands where client/... does; runtime/ carries the
@@ -120,6 +119,12 @@ lang/*            book ids diag gen version client client/model client/lit lang/
 lang/*/runtime    -
 lang/*/driver     conformance/driverkit
 lang/*/gazelle    gazelle/clientlang
+# The Go driver calls the client it has compiled in by the names the
+# protocol hands it, reading the history reads' answers as the Go
+# runtime's types, which stays in runtime/go (see above); it reaches
+# TigerBeetle through the wire, and asks its generator for the names.
+lang/go/driver             runtime/go/chobo runtime/go/chobotb ids lang/go conformance/protocol conformance/tbwire conformance/driverkit
+lang/go/driver/drivermain  lang/go/driver
 
 # The Gazelle language: it writes BUILD files from file names and a book's
 # first line, and runs inside a user's gazelle_binary, so it links none of
@@ -348,11 +353,11 @@ func TestDependencyRules(t *testing.T) {
 		{"chobo/backend/tigerbeetle", "chobo/book", true},
 		{"chobo/backend/postgres", "chobo/syntax", false},
 		{"chobo/backend/postgres", "chobo/interp", false},
-		{"chobo/client/golang", "chobo/client/model", true},
-		{"chobo/client/golang", "chobo/scenario", false},
+		{"lang/go", "chobo/client/model", true},
+		{"lang/go", "chobo/scenario", false},
 		{"chobo/client/model", "chobo/backend/postgres", true},
 		{"chobo/client/model", "chobo/diag", false},
-		{"chobo/client/golang", "chobo/backend/tigerbeetle", false},
+		{"lang/go", "chobo/backend/tigerbeetle", false},
 		{"chobo/client/typescript", "runtime/go/chobotb", false},
 		{"chobo/client/typescript", "runtime/typescript", true},
 		{"chobo/client/lit", "chobo/client/model", false},
@@ -363,12 +368,12 @@ func TestDependencyRules(t *testing.T) {
 		{"chobo/cli", "tests/golden", false},
 		{"chobo/conformance", "tests/golden", false},
 		{"chobo/conformance", "chobo/conformance/pgtest", true},
-		{"runtime/go/driver", "chobo/conformance", false},
-		{"runtime/go/driver", "chobo/check", false},
-		{"runtime/go/driver", "chobo/conformance/protocol", true},
-		{"runtime/go/driver/drivermain", "runtime/go/driver", true},
-		{"runtime/go/chobopg", "runtime/go/driver", false},
-		{"chobo/conformance", "runtime/go/driver", false},
+		{"lang/go/driver", "chobo/conformance", false},
+		{"lang/go/driver", "chobo/check", false},
+		{"lang/go/driver", "chobo/conformance/protocol", true},
+		{"lang/go/driver/drivermain", "lang/go/driver", true},
+		{"runtime/go/chobopg", "lang/go/driver", false},
+		{"chobo/conformance", "lang/go/driver", false},
 		{"runtime/typescript", "runtime/typescript/driver", false},
 		{"lang/python/driver", "chobo/conformance/driverkit", true},
 		{"lang/python", "lang/python/runtime", true},

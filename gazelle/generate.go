@@ -150,7 +150,7 @@ func bookRules(b book, cc *choboConfig, c *config.Config, rel string, files map[
 		cl := rule.NewRule(clientKind, clientName(b, t))
 		cl.SetAttr("book", ":"+b.name)
 		if l, ok := languageOf(t); ok && l.setAttrs != nil {
-			l.setAttrs(cl, c, rel, b, clientTargets[t])
+			l.setAttrs(cl, c, rel, b, t)
 		}
 		cl.SetAttr("target", t)
 		cl.SetAttr("visibility", []string{"//visibility:public"})

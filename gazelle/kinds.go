@@ -4,6 +4,8 @@ import (
 	"sort"
 
 	"github.com/bazelbuild/bazel-gazelle/rule"
+
+	"github.com/chobo-lang/chobo/gazelle/registry"
 )
 
 // The kinds this language writes, as @chobo//rules:defs.bzl defines them.
@@ -95,33 +97,28 @@ func apparentRepo(moduleToApparentName func(string) string) string {
 }
 
 // clientTarget is what Gazelle writes for one client target of chobo:
-// the target's name is <book>_<short>_client and, for a Go client, its
-// import path <base>/<book><importSuffix>. A TypeScript client is one
-// file and has no import path. The table follows the compiler's registry
+// the target's name is <book>_<short>_client; what else its rule takes
+// is its language's (clientLanguages). The table follows the compiler's registry
 // of targets (chobo/target), which Gazelle may not link: a test there
 // reads this file and fails when the two disagree on a target's name or
 // language, so its entries are plain literals. The targets of a language
 // of lang/ are not written here: its gazelle package lists them
 // (gazelle/registry), and they join this table as the package starts.
 type clientTarget struct {
-	short, importSuffix string
+	short string
 	// language is the one of the registry; its row in clientLanguages
 	// says what Gazelle writes for it and how programs find the client.
 	language string
 }
 
 var clientTargets = map[string]clientTarget{
-	"postgres-go":            {short: "go", language: "go"},
-	"tigerbeetle-go":         {short: "tb", importSuffix: "tb", language: "go"},
 	"postgres-typescript":    {short: "ts", language: "typescript"},
 	"tigerbeetle-typescript": {short: "tb_ts", language: "typescript"},
 }
 
-// defaultClient is the target of a chobo_client that names none, as
-// chobo_client's own default in rules/private/client.bzl says (a test in
-// chobo/target holds the two together), and the client Gazelle writes
-// for each book unless a directive names others.
-const defaultClient = "postgres-go"
+// defaultClient is the target of a chobo_client that names none, which
+// the registry of languages gives (registry.DefaultClient).
+var defaultClient = registry.DefaultClient
 
 // clientTargetOf is the client target of r, a chobo_client, with the
 // default filled in.

@@ -87,18 +87,16 @@ func TestClientTargets(t *testing.T) {
 		}
 		r := rule.NewRule(clientKind, clientName(b, name))
 		if l.setAttrs != nil {
-			l.setAttrs(r, config.New(), "ledger", b, ct)
+			l.setAttrs(r, config.New(), "ledger", b, name)
 		}
-		if r.AttrString("importpath") == "" {
-			if ct.importSuffix != "" {
-				t.Errorf("%s has an import suffix but is no Go package", name)
-			}
+		imp := r.AttrString("importpath")
+		if imp == "" {
 			continue
 		}
-		if other, ok := imports[ct.importSuffix]; ok {
-			t.Errorf("%s and %s both import as <book>%s", other, name, ct.importSuffix)
+		if other, ok := imports[imp]; ok {
+			t.Errorf("%s and %s both import as %s", other, name, imp)
 		}
-		imports[ct.importSuffix] = name
+		imports[imp] = name
 	}
 }
 

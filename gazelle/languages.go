@@ -1,7 +1,7 @@
 package gazelle
 
 import (
-	"path"
+	"sort"
 	"strings"
 
 	"github.com/bazelbuild/bazel-gazelle/config"
@@ -33,7 +33,7 @@ type clientLanguage struct {
 	// setAttrs sets on the client r of book b for target t the
 	// attributes the language needs besides book and target; c and rel
 	// are the directory's configuration and path.
-	setAttrs func(r *rule.Rule, c *config.Config, rel string, b book, t clientTarget)
+	setAttrs func(r *rule.Rule, c *config.Config, rel string, b book, t string)
 	// builtin answers an import of importLang that no client provides
 	// but that the clients' own code makes programs write (chobo's
 	// runtime), or nil.
@@ -43,13 +43,6 @@ type clientLanguage struct {
 // clientLanguages has a row per language of clientTargets; a test holds
 // the two together.
 var clientLanguages = map[string]clientLanguage{
-	// chobo_client makes a go_library with the importpath Gazelle writes.
-	"go": {
-		importLang: goGazelleLang,
-		importOf:   func(r *rule.Rule, _ *rule.File) string { return r.AttrString("importpath") },
-		setAttrs:   setGoAttrs,
-		builtin:    goBuiltin,
-	},
 	// The library is the .ts file itself, a source of the user's own
 	// rule; no Gazelle language that can run beside this one here
 	// resolves it (docs/bazel.md, "Gazelle").
@@ -71,9 +64,38 @@ func init() {
 // folded is the row of a language of lang/.
 func folded(l clientlang.Language) clientLanguage {
 	row := clientLanguage{importLang: l.ImportLang}
-	if l.ImportOf != nil {
+	switch {
+	case l.ImportAttr != "":
+		row.importOf = func(r *rule.Rule, _ *rule.File) string { return r.AttrString(l.ImportAttr) }
+	case l.ImportOf != nil:
 		row.importOf = func(r *rule.Rule, f *rule.File) string {
 			return l.ImportOf(r.AttrString("out"), bookFileOf(r, f))
+		}
+	}
+	if l.Attrs != nil {
+		row.setAttrs = func(r *rule.Rule, c *config.Config, rel string, b book, t string) {
+			attrs := l.Attrs(baseImportPath(c, rel), b.name, t)
+			names := make([]string, 0, len(attrs))
+			for name := range attrs {
+				names = append(names, name)
+			}
+			sort.Strings(names) // a BUILD file's bytes follow no map's order
+			for _, name := range names {
+				r.SetAttr(name, attrs[name])
+			}
+		}
+	}
+	if l.Builtin != nil {
+		row.builtin = func(c *config.Config, imp string) []resolve.FindResult {
+			pkg, name, ok := l.Builtin(imp)
+			if !ok {
+				return nil
+			}
+			repo := apparentRepo(c.ModuleToApparentName)
+			if c.RepoName == repo {
+				repo = "" // in chobo's own repository the package is local
+			}
+			return []resolve.FindResult{{Label: label.New(repo, pkg, name)}}
 		}
 	}
 	return row
@@ -120,20 +142,10 @@ func languageImportedBy(lang string) (clientLanguage, bool) {
 	return clientLanguage{}, false
 }
 
-// goGazelleLang is the name of Gazelle's Go language, whose import path
-// for a directory the Go clients' import paths follow.
+// goGazelleLang is the name of Gazelle's own Go language, whose import
+// path for a directory is the base of the import paths a language's
+// Attrs write (a Go client's).
 const goGazelleLang = "go"
-
-// setGoAttrs gives a Go client its import path, <base>/<book><suffix>,
-// and the package name of the book when the path's last element would
-// make another.
-func setGoAttrs(r *rule.Rule, c *config.Config, rel string, b book, t clientTarget) {
-	imp := path.Join(baseImportPath(c, rel), b.name+t.importSuffix)
-	r.SetAttr("importpath", imp)
-	if pkg := goPackage(b.name); pkg != goPackage(imp) {
-		r.SetAttr("package", pkg)
-	}
-}
 
 // baseImportPath is the import path of the directory rel, under which
 // its Go clients are placed: from chobo_importpath when set above rel,
@@ -147,37 +159,4 @@ func baseImportPath(c *config.Config, rel string) string {
 		return golang.InferImportPath(c, rel)
 	}
 	return rel
-}
-
-// runtimePrefix is the import path of chobo's Go runtime, which generated
-// clients and the programs using them import.
-const runtimePrefix = "github.com/chobo-lang/chobo/runtime/go"
-
-// officialTigerBeetle is the import path of TigerBeetle's official Go
-// client, which a program hands to a tigerbeetle-go book's TigerBeetle.
-// It resolves to chobo's build of it (officialTigerBeetleLabel in the
-// chobo module), which links the client's native library; the build
-// go_deps would make of the module does not.
-const (
-	officialTigerBeetle      = "github.com/tigerbeetle/tigerbeetle-go"
-	officialTigerBeetlePkg   = "runtime/go/chobotb/tbgo"
-	officialTigerBeetleLabel = "tigerbeetle-go"
-)
-
-// goBuiltin resolves an import of chobo's Go runtime, outside chobo's
-// own repository, to the runtime's package in the chobo module, and one
-// of TigerBeetle's official client to chobo's build of it.
-func goBuiltin(c *config.Config, imp string) []resolve.FindResult {
-	repo := apparentRepo(c.ModuleToApparentName)
-	if c.RepoName == repo {
-		repo = ""
-	}
-	if imp == runtimePrefix || strings.HasPrefix(imp, runtimePrefix+"/") {
-		pkg := "runtime/go" + strings.TrimPrefix(imp, runtimePrefix)
-		return []resolve.FindResult{{Label: label.New(repo, pkg, pkg[strings.LastIndex(pkg, "/")+1:])}}
-	}
-	if imp == officialTigerBeetle {
-		return []resolve.FindResult{{Label: label.New(repo, officialTigerBeetlePkg, officialTigerBeetleLabel)}}
-	}
-	return nil
 }

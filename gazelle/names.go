@@ -198,23 +198,6 @@ func declaredName(r io.Reader) string {
 	return ""
 }
 
-// goPackage is the package name chobo_client writes by default for an
-// import path: its last element, lower case, each character that is not a
-// letter or digit made "_" (rules/private/client.bzl, _default_package).
-func goPackage(importPath string) string {
-	p := strings.TrimRight(importPath, "/")
-	last := p[strings.LastIndex(p, "/")+1:]
-	var b strings.Builder
-	for _, r := range last {
-		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return strings.ToLower(b.String())
-}
-
 // str is a string for a BUILD file. Gazelle's printer writes every byte
 // above 0x7f as an octal escape ("\345\234\250" for 在); a file name in
 // Japanese is written as it is instead, which Bazel reads the same.

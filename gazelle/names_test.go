@@ -72,19 +72,6 @@ func TestDeclaredName(t *testing.T) {
 	}
 }
 
-func TestGoPackage(t *testing.T) {
-	for _, tc := range []struct{ importPath, want string }{
-		{"example.com/warehouse/ledger/stock", "stock"},
-		{"example.com/warehouse/ledger/stocktb", "stocktb"},
-		{"example.com/x/Inventory-JA/", "inventory_ja"},
-		{"stock", "stock"},
-	} {
-		if got := goPackage(tc.importPath); got != tc.want {
-			t.Errorf("goPackage(%q) = %q, want %q", tc.importPath, got, tc.want)
-		}
-	}
-}
-
 func TestStr(t *testing.T) {
 	for _, tc := range []struct{ value, want string }{
 		{"stock.book", `"stock.book"`},

@@ -10,6 +10,8 @@ import (
 	"github.com/bazelbuild/bazel-gazelle/repo"
 	"github.com/bazelbuild/bazel-gazelle/resolve"
 	"github.com/bazelbuild/bazel-gazelle/rule"
+
+	gogazelle "github.com/chobo-lang/chobo/lang/go/gazelle"
 )
 
 func TestImports(t *testing.T) {
@@ -106,7 +108,7 @@ func TestCrossResolve(t *testing.T) {
 	}
 	// In chobo's own repository the runtime is local.
 	c.RepoName = "chobo"
-	got := lang.(resolve.CrossResolver).CrossResolve(c, ix, resolve.ImportSpec{Lang: "go", Imp: runtimePrefix + "/chobo"}, "go")
+	got := lang.(resolve.CrossResolver).CrossResolve(c, ix, resolve.ImportSpec{Lang: "go", Imp: gogazelle.RuntimePrefix + "/chobo"}, "go")
 	if len(got) != 1 || !got[0].Label.Equal(label.New("", "runtime/go/chobo", "chobo")) {
 		t.Errorf("in chobo: %v", got)
 	}

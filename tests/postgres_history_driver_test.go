@@ -13,12 +13,12 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/check"
-	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/gen"
-	"github.com/chobo-lang/chobo/runtime/go/driver"
+	golang "github.com/chobo-lang/chobo/lang/go"
+	"github.com/chobo-lang/chobo/lang/go/driver"
 	"github.com/chobo-lang/chobo/tests/clients/card"
 )
 

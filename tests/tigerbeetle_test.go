@@ -22,9 +22,9 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/chobo/show"
+	godriver "github.com/chobo-lang/chobo/lang/go/driver"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
-	godriver "github.com/chobo-lang/chobo/runtime/go/driver"
 )
 
 // Every client language's tigerbeetle client of each case is driven on a

@@ -10,11 +10,11 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
-	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/report"
 	"github.com/chobo-lang/chobo/chobo/target"
+	golang "github.com/chobo-lang/chobo/lang/go"
 )
 
 // shop has a money unit marked as tax-included and one without a mark,

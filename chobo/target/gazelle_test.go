@@ -16,15 +16,17 @@ import (
 
 // gazelleClient is one entry of clientTargets in gazelle/kinds.go.
 type gazelleClient struct {
-	short, importSuffix, language string
+	short, language string
+	// imports says the client's rule carries its import (ImportAttr).
+	imports bool
 }
 
-// readGazelleKinds reads Gazelle's table of client targets and its
-// default client from gazelle/kinds.go. Gazelle may not import the
+// readGazelleKinds reads Gazelle's table of client targets from
+// gazelle/kinds.go. Gazelle may not import the
 // compiler, nor the compiler Gazelle, so the test reads the source: the
 // table is a map literal of string literals, and any other shape fails
 // here rather than reading nothing.
-func readGazelleKinds(t *testing.T) (map[string]gazelleClient, string) {
+func readGazelleKinds(t *testing.T) map[string]gazelleClient {
 	t.Helper()
 	path := filepath.Join("..", "..", "gazelle", "kinds.go")
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
@@ -43,7 +45,6 @@ func readGazelleKinds(t *testing.T) (map[string]gazelleClient, string) {
 		return s
 	}
 	var table *ast.CompositeLit
-	def := ""
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
 		if !ok {
@@ -54,18 +55,15 @@ func readGazelleKinds(t *testing.T) (map[string]gazelleClient, string) {
 			if !ok || len(v.Names) != 1 || len(v.Values) != 1 {
 				continue
 			}
-			switch v.Names[0].Name {
-			case "clientTargets":
+			if v.Names[0].Name == "clientTargets" {
 				if table, ok = v.Values[0].(*ast.CompositeLit); !ok {
 					t.Fatalf("%s: clientTargets is not a map literal", path)
 				}
-			case "defaultClient":
-				def = unquote(v.Values[0], "defaultClient")
 			}
 		}
 	}
-	if table == nil || def == "" {
-		t.Fatalf("%s: found no clientTargets table or no defaultClient", path)
+	if table == nil {
+		t.Fatalf("%s: found no clientTargets table", path)
 	}
 	out := map[string]gazelleClient{}
 	for _, e := range table.Elts {
@@ -92,8 +90,6 @@ func readGazelleKinds(t *testing.T) (map[string]gazelleClient, string) {
 			switch id.Name {
 			case "short":
 				gc.short = value
-			case "importSuffix":
-				gc.importSuffix = value
 			case "language":
 				gc.language = value
 			default:
@@ -102,7 +98,7 @@ func readGazelleKinds(t *testing.T) (map[string]gazelleClient, string) {
 		}
 		out[name] = gc
 	}
-	return out, def
+	return out
 }
 
 // gazelleTargets are Gazelle's client targets: the table of
@@ -111,13 +107,13 @@ func readGazelleKinds(t *testing.T) (map[string]gazelleClient, string) {
 // Gazelle).
 func gazelleTargets(t *testing.T) map[string]gazelleClient {
 	t.Helper()
-	gz, _ := readGazelleKinds(t)
+	gz := readGazelleKinds(t)
 	for _, l := range gazelleregistry.Folders {
 		for name, short := range l.Targets {
 			if _, ok := gz[name]; ok {
 				t.Errorf("%s is both in gazelle/kinds.go and the %s language's gazelle package", name, l.Name)
 			}
-			gz[name] = gazelleClient{short: short, language: l.Name}
+			gz[name] = gazelleClient{short: short, language: l.Name, imports: l.ImportAttr == "importpath"}
 		}
 	}
 	return gz
@@ -125,8 +121,9 @@ func gazelleTargets(t *testing.T) map[string]gazelleClient {
 
 // TestGazelleTargetsAgree checks that Gazelle's table has every client
 // target of the registry and nothing else, each with the registry's
-// language, and that the clients Gazelle gives an import path (the Go
-// ones) are exactly those whose files form a package directory.
+// language, and that the clients Gazelle gives an import path (their
+// language's importpath) are exactly those whose files form a package
+// directory.
 func TestGazelleTargetsAgree(t *testing.T) {
 	gz := gazelleTargets(t)
 	clients := map[string]bool{}
@@ -147,8 +144,8 @@ func TestGazelleTargetsAgree(t *testing.T) {
 		for _, f := range tg.Files {
 			inPackage = inPackage && strings.HasPrefix(f, "<package>/")
 		}
-		if imports := gc.language == "go"; imports != inPackage {
-			t.Errorf("%s: Gazelle writes an import path: %v; the registry's files %v make a package: %v", tg.Name, imports, tg.Files, inPackage)
+		if gc.imports != inPackage {
+			t.Errorf("%s: Gazelle writes an import path: %v; the registry's files %v make a package: %v", tg.Name, gc.imports, tg.Files, inPackage)
 		}
 	}
 	for name := range gz {
@@ -162,7 +159,7 @@ func TestGazelleTargetsAgree(t *testing.T) {
 // without a target as the target chobo_client itself defaults to, and
 // that it is a client target of the registry.
 func TestDefaultClientAgrees(t *testing.T) {
-	_, def := readGazelleKinds(t)
+	def := gazelleregistry.DefaultClient
 	data, err := os.ReadFile(filepath.Join("..", "..", "rules", "private", "client.bzl"))
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +169,7 @@ func TestDefaultClientAgrees(t *testing.T) {
 		t.Fatal("client.bzl: chobo_client has no default target")
 	}
 	if string(m[1]) != def {
-		t.Errorf("chobo_client defaults to %s; Gazelle's defaultClient is %s", m[1], def)
+		t.Errorf("chobo_client defaults to %s; Gazelle's (gazelle/registry's DefaultClient) is %s", m[1], def)
 	}
 	if tg, ok := Lookup(def); !ok || tg.Language == "sql" {
 		t.Errorf("the default client %s is not a client target of the registry", def)

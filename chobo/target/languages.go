@@ -2,8 +2,8 @@ package target
 
 import (
 	"github.com/chobo-lang/chobo/chobo/client"
-	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/typescript"
+	golang "github.com/chobo-lang/chobo/lang/go"
 	"github.com/chobo-lang/chobo/lang/python"
 )
 

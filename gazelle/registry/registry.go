@@ -8,11 +8,20 @@ package registry
 
 import (
 	"github.com/chobo-lang/chobo/gazelle/clientlang"
+	gogazelle "github.com/chobo-lang/chobo/lang/go/gazelle"
 	pygazelle "github.com/chobo-lang/chobo/lang/python/gazelle"
 )
 
 // Folders are the languages of lang/, in the order of the registry of
 // targets.
 var Folders = []clientlang.Language{
+	gogazelle.Language,
 	pygazelle.Language,
 }
+
+// DefaultClient is the target of a chobo_client that names none, as
+// chobo_client's own default in rules/private/client.bzl says (a test in
+// chobo/target holds the two together), and the client Gazelle writes
+// for each book unless a directive names others: the PostgreSQL client of
+// the registry's first language.
+var DefaultClient = "postgres-" + Folders[0].Name

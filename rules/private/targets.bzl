@@ -8,25 +8,16 @@ yet in such a folder are entries of LANGUAGES and TARGETS below. Neither
 chobo_client nor chobo_conformance_test has a branch per language.
 """
 
-load("@rules_go//go:def.bzl", "go_binary", "go_library")
+load("//lang/go:defs.bzl", go = "LANGUAGE")
 load("//lang/python:defs.bzl", python = "LANGUAGE")
-load(":driver.bzl", "chobo_driver", "go_driver_main")
+load(":driver.bzl", "chobo_driver")
 
 # The languages of lang/<language>, each its LANGUAGE, in the order of the
 # registry of targets (chobo/target).
 FOLDERS = [
+    go,
     python,
 ]
-
-def _go_library(name, srcs, importpath, deps, visibility, tags):
-    go_library(
-        name = name,
-        srcs = srcs,
-        importpath = importpath,
-        deps = deps,
-        visibility = visibility,
-        tags = tags,
-    )
 
 def _typescript_sources(name, srcs, importpath, deps, visibility, tags):  # buildifier: disable=unused-variable
     # A TypeScript client is one self-contained file; the user's own
@@ -37,34 +28,6 @@ def _typescript_sources(name, srcs, importpath, deps, visibility, tags):  # buil
         srcs = srcs,
         visibility = visibility,
         tags = tags,
-    )
-
-def _go_driver(name, client, srcs, visibility, tags):
-    # A program with the client compiled in, built only when a test
-    # needs it.
-    go_driver_main(
-        name = name + "_main",
-        client = client,
-        srcs = srcs,
-        testonly = True,
-        tags = tags,
-        visibility = ["//visibility:private"],
-    )
-    go_binary(
-        name = name + "_program",
-        srcs = [":" + name + "_main"],
-        deps = [client, Label("//runtime/go/driver")],
-        testonly = True,
-        tags = tags,
-        visibility = ["//visibility:private"],
-    )
-    chobo_driver(
-        name = name,
-        srcs = srcs,
-        program = ":" + name + "_program",
-        testonly = True,
-        tags = tags,
-        visibility = visibility,
     )
 
 _NODE = Label("//toolchains/node:toolchain_type")
@@ -112,14 +75,6 @@ def _node_env(label, node, rlocation):
 #     entries of TARGETS.
 # )
 LANGUAGES = {
-    "go": struct(
-        library = _go_library,
-        importpath = True,
-        driver = _go_driver,
-        toolchain = None,
-        toolchain_env = None,
-        model = True,
-    ),
     "typescript": struct(
         library = _typescript_sources,
         importpath = False,
@@ -134,32 +89,8 @@ LANGUAGES = {
 # chobo/target is the source of truth; a test there fails when this table
 # disagrees with it. `files` are relative to the package directory chobo
 # creates under --out; `deps` are what those files import, as labels
-# resolved in chobo's own module (so users need not name them): the Go
-# runtime, which generated clients no longer carry a copy of.
+# resolved in chobo's own module (so users need not name them).
 TARGETS = {
-    "postgres-go": struct(
-        backend = "postgres",
-        language = "go",
-        files = ["book.go"],
-        deps = [
-            Label("//runtime/go/chobo"),
-            Label("//runtime/go/chobopg"),
-        ],
-    ),
-    # The client builds its chains with the runtime; its TigerBeetle
-    # constructor takes the official client (cgo), which tbgo puts behind
-    # chobotb.Client, so it imports both. Only this target brings them in.
-    "tigerbeetle-go": struct(
-        backend = "tigerbeetle",
-        language = "go",
-        files = ["book.go"],
-        deps = [
-            Label("//runtime/go/chobo"),
-            Label("//runtime/go/chobotb"),
-            Label("//runtime/go/chobotb/tbgo"),
-            Label("//runtime/go/chobotb/tbgo:tigerbeetle-go"),
-        ],
-    ),
     # One file named after the book, which carries chobo's TypeScript
     # runtime: nothing to depend on. chobo_client names the output after
     # the .book file (stock.book -> stock.ts) unless `out` says otherwise.

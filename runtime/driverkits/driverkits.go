@@ -6,8 +6,8 @@ package driverkits
 
 import (
 	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
+	godriver "github.com/chobo-lang/chobo/lang/go/driver"
 	pydriver "github.com/chobo-lang/chobo/lang/python/driver"
-	godriver "github.com/chobo-lang/chobo/runtime/go/driver"
 	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
 )
 

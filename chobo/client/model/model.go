@@ -5,7 +5,7 @@
 // for it; the balance readers; and the values of the result and
 // hold-state enums.
 //
-// Language generators (client/golang and later others) read the book and
+// Language generators (each language's folder, lang/<language>) read the book and
 // this model only. This is the role the plugin request plays in sqlc:
 // the one place where a backend's calling convention is written down for
 // every language at once.

@@ -4,7 +4,7 @@
 // writes one JSON answer per line on stdout. docs/formats.md ("Driver
 // protocol") is the description drivers in other languages are written
 // from; these types are the Go side of it, shared by the runner
-// (conformance.Process) and the Go driver (runtime/go/driver).
+// (conformance.Process) and the Go driver (lang/go/driver).
 package protocol
 
 import (

@@ -2,6 +2,12 @@
 // method per operation, over the runtime packages under runtime/go. It
 // reads the book's client model only (chobo/client/model); the Go text
 // comes from the templates under templates/<backend>/.
+//
+// It is Go's folder, lang/go, but go is a keyword and cannot name a
+// package, so the package is golang. The runtime the clients import stays
+// in runtime/go: the compiler itself imports it (the TigerBeetle backend,
+// chobo show, chobo migrate, the conformance harness), and users'
+// programs import it by that path.
 package golang
 
 import (

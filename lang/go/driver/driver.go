@@ -29,10 +29,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/chobo/ids"
+	golang "github.com/chobo-lang/chobo/lang/go"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
@@ -774,7 +774,7 @@ package main
 import (
 	client %q
 
-	"github.com/chobo-lang/chobo/runtime/go/driver"
+	"github.com/chobo-lang/chobo/lang/go/driver"
 )
 
 func main() {

@@ -19,6 +19,11 @@ var Language = client.Language{
 	Collisions:   Collisions,
 	Describe:     describe,
 	Read:         readAPI,
+	Summary: map[string]diag.Text{
+		model.Postgres:    diag.T("a Go package that calls the PostgreSQL functions through pgx", "PostgreSQL の関数を pgx で呼ぶ Go のパッケージ"),
+		model.TigerBeetle: diag.T("a Go package that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-go", "操作ごとに一つのチェーンを tigerbeetle-go で TigerBeetle に送る Go のパッケージ"),
+	},
+	Valid: Valid,
 }
 
 func generate(m *model.Model, src gen.Source, opt gen.Options) ([]gen.File, error) {

@@ -24,7 +24,7 @@ func (Kit) Record() string   { return "CHOBO_DRIVER_RECORD" }
 func (Kit) Bulk() []string   { return []string{"postgres", "tigerbeetle"} }
 
 // Prepare has nothing to do: the rule hands over a driver program Bazel
-// built, the client compiled in (rules/private/driver.bzl).
+// built, the client compiled in (lang/go/defs.bzl).
 func (Kit) Prepare(driverkit.Handed) (driverkit.Start, error) { return nil, nil }
 
 // CaseEnv names the client that a driver program Build wrote drives.
@@ -91,7 +91,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/chobo-lang/chobo/runtime/go/driver"
+	"github.com/chobo-lang/chobo/lang/go/driver"
 %s)
 
 var clients = map[string]any{
@@ -127,7 +127,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
-	"github.com/chobo-lang/chobo/runtime/go/driver"
+	"github.com/chobo-lang/chobo/lang/go/driver"
 %[3]s)
 
 var clients = map[string]any{

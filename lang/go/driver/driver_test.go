@@ -45,7 +45,7 @@ func TestMainSource(t *testing.T) {
 		p, _ := strconv.Unquote(im.Path.Value)
 		imports = append(imports, p)
 	}
-	if want := []string{path, "github.com/chobo-lang/chobo/runtime/go/driver"}; strings.Join(imports, " ") != strings.Join(want, " ") {
+	if want := []string{path, "github.com/chobo-lang/chobo/lang/go/driver"}; strings.Join(imports, " ") != strings.Join(want, " ") {
 		t.Errorf("imports %v, want %v", imports, want)
 	}
 	if !bytes.Contains(src, []byte("driver.Main(client.Postgres)")) {

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/chobo-lang/chobo/runtime/go/driver"
+	"github.com/chobo-lang/chobo/lang/go/driver"
 )
 
 func main() {
