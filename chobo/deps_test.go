@@ -63,7 +63,7 @@ backend/...       book ids diag gen version client/model runtime/go/chobotb
 # a new language never learns a backend's internals.
 client/model      book ids backend/... runtime/go/chobotb
 client/lit        runtime/go/chobotb
-client/...        book ids diag gen version client client/model client/lit runtime/typescript
+client/...        book ids diag gen version client client/model client/lit
 target            book diag gen backend/... client/... lang/*
 
 # Scenarios shown in a backend's terms and run against what was built.
@@ -94,20 +94,15 @@ cmd/...           cli
 # The Go client runtime: generated code imports it, so it stands alone,
 # but for the ID scheme, which every backend and language shares.
 runtime/go/...    runtime/go/... !runtime/go/driver/... ids
-# The TypeScript runtime's sources, carried into the compiler to be
-# written into each TypeScript client.
-runtime/typescript  -
 # The drivers sit beside their runtimes and are linked by the runner and
 # the tests only: the Go one calls the client it has compiled in by the
 # names the protocol hands it (reading the history reads' answers as the
-# runtime's types), and reaches TigerBeetle through the wire; the
-# TypeScript one compiles a client with tsc. Each is its language's
-# driver kit.
+# runtime's types), and reaches TigerBeetle through the wire. Each is its
+# language's driver kit.
 runtime/go/driver/...      runtime/go/chobo runtime/go/chobotb runtime/go/driver ids client/golang conformance/protocol conformance/tbwire conformance/driverkit
-runtime/typescript/driver  conformance/driverkit
 # The list of every language's kit, which the runner and the tests range
 # over.
-runtime/driverkits         conformance/driverkit runtime/go/driver runtime/typescript/driver lang/*/driver
+runtime/driverkits         conformance/driverkit runtime/go/driver lang/*/driver
 
 # A client language's folder, lang/<language>. Its root package is the
 # generator, which stands where client/... does; runtime/ carries the
@@ -353,8 +348,8 @@ func TestDependencyRules(t *testing.T) {
 		{"chobo/client/model", "chobo/backend/postgres", true},
 		{"chobo/client/model", "chobo/diag", false},
 		{"chobo/client/golang", "chobo/backend/tigerbeetle", false},
-		{"chobo/client/typescript", "runtime/go/chobotb", false},
-		{"chobo/client/typescript", "runtime/typescript", true},
+		{"lang/typescript", "runtime/go/chobotb", false},
+		{"lang/typescript", "lang/typescript/runtime", true},
 		{"chobo/client/lit", "chobo/client/model", false},
 		{"chobo/api", "chobo/scenario", true},
 		{"chobo/api", "chobo/cli", false},
@@ -369,7 +364,7 @@ func TestDependencyRules(t *testing.T) {
 		{"runtime/go/driver/drivermain", "runtime/go/driver", true},
 		{"runtime/go/chobopg", "runtime/go/driver", false},
 		{"chobo/conformance", "runtime/go/driver", false},
-		{"runtime/typescript", "runtime/typescript/driver", false},
+		{"lang/typescript/runtime", "lang/typescript/driver", false},
 		{"lang/python/driver", "chobo/conformance/driverkit", true},
 		{"lang/python", "lang/python/runtime", true},
 		{"lang/python", "lang/other/runtime", false},
@@ -390,7 +385,7 @@ func TestDependencyRules(t *testing.T) {
 		{"runtime/driverkits", "lang/python", false},
 		{"runtime/driverkits", "chobo/check", false},
 		{"chobo/conformance", "runtime/driverkits", false},
-		{"chobo/client/typescript", "runtime/typescript/driver", false},
+		{"lang/typescript", "lang/typescript/driver", false},
 		{"chobo/conformance/pgtest", "chobo/book", false},
 		{"runtime/go/chobopg", "runtime/go/chobo", true},
 		{"runtime/go/chobo", "chobo/book", false},

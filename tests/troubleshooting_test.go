@@ -84,7 +84,7 @@ func nodePostgresDrop(t *testing.T, mode string) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(pg); err != nil {
-		t.Skip("SKIP: the TypeScript runtime's packages are not installed: run npm ci in runtime/typescript (tests/setup.sh does)")
+		t.Skip("SKIP: the TypeScript runtime's packages are not installed: run npm ci in lang/typescript/runtime (tests/setup.sh does)")
 	}
 	srv := pgtest.Start(t)
 	script := filepath.Join(t.TempDir(), "drop.cjs")

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/chobo-lang/chobo/chobo/client/typescript"
+	"github.com/chobo-lang/chobo/lang/typescript"
 )
 
 // validTS reads a generated TypeScript file token by token: every comment

@@ -3,8 +3,8 @@ package target
 import (
 	"github.com/chobo-lang/chobo/chobo/client"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
-	"github.com/chobo-lang/chobo/chobo/client/typescript"
 	"github.com/chobo-lang/chobo/lang/python"
+	"github.com/chobo-lang/chobo/lang/typescript"
 )
 
 // languages are the client languages, in the order help lists them: the

@@ -67,7 +67,7 @@ def _go_driver(name, client, srcs, visibility, tags):
         visibility = visibility,
     )
 
-_NODE = Label("//toolchains/node:toolchain_type")
+_NODE = Label("//lang/typescript/toolchain:toolchain_type")
 
 def _typescript_driver(name, client, srcs, visibility, tags):  # buildifier: disable=unused-variable
     # chobo's TypeScript driver, compiled with the client by the runner:
@@ -84,7 +84,7 @@ def _typescript_driver(name, client, srcs, visibility, tags):  # buildifier: dis
 def _node_env(label, node, rlocation):
     # Node and the pinned packages, for the runner's TypeScript row.
     if node == None or node.node.missing:
-        fail("%s drives a TypeScript client and needs Node: %s" % (label, node.node.missing if node else "no Node toolchain is registered (toolchains/node)"))
+        fail("%s drives a TypeScript client and needs Node: %s" % (label, node.node.missing if node else "no Node toolchain is registered (lang/typescript/toolchain)"))
     return struct(
         env = {
             "CHOBO_CONFORMANCE_NODE": rlocation(node.node.node),

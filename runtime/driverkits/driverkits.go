@@ -7,8 +7,8 @@ package driverkits
 import (
 	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	pydriver "github.com/chobo-lang/chobo/lang/python/driver"
+	tsdriver "github.com/chobo-lang/chobo/lang/typescript/driver"
 	godriver "github.com/chobo-lang/chobo/runtime/go/driver"
-	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
 )
 
 // All are the kits, in the order of the registry of targets' languages.

@@ -6,7 +6,7 @@ NodeInfo = provider(
     doc = "Node and the npm packages a TypeScript client's conformance test needs.",
     fields = {
         "node": "File: the node program.",
-        "modules": "File: node_modules/.package-lock.json; its directory is node_modules, with TypeScript, pg and tigerbeetle-node as runtime/typescript/package-lock.json pins them.",
+        "modules": "File: node_modules/.package-lock.json; its directory is node_modules, with TypeScript, pg and tigerbeetle-node as lang/typescript/runtime/package-lock.json pins them.",
         "files": "depset of File: node and every file of node_modules.",
         "version": "string: what `node --version` printed.",
         "missing": "string: why there is no Node or no packages (empty when there are).",
