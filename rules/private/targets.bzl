@@ -10,11 +10,13 @@ chobo_client nor chobo_conformance_test has a branch per language.
 
 load("@rules_go//go:def.bzl", "go_binary", "go_library")
 load("//lang/python:defs.bzl", python = "LANGUAGE")
+load("//lang/typescript:defs.bzl", typescript = "LANGUAGE")
 load(":driver.bzl", "chobo_driver", "go_driver_main")
 
 # The languages of lang/<language>, each its LANGUAGE, in the order of the
 # registry of targets (chobo/target).
 FOLDERS = [
+    typescript,
     python,
 ]
 
@@ -24,17 +26,6 @@ def _go_library(name, srcs, importpath, deps, visibility, tags):
         srcs = srcs,
         importpath = importpath,
         deps = deps,
-        visibility = visibility,
-        tags = tags,
-    )
-
-def _typescript_sources(name, srcs, importpath, deps, visibility, tags):  # buildifier: disable=unused-variable
-    # A TypeScript client is one self-contained file; the user's own
-    # TypeScript rules (or tsc) take it as a source, so the library is
-    # the file itself. It has no import path and nothing to depend on.
-    native.filegroup(
-        name = name,
-        srcs = srcs,
         visibility = visibility,
         tags = tags,
     )
@@ -67,32 +58,6 @@ def _go_driver(name, client, srcs, visibility, tags):
         visibility = visibility,
     )
 
-_NODE = Label("//lang/typescript/toolchain:toolchain_type")
-
-def _typescript_driver(name, client, srcs, visibility, tags):  # buildifier: disable=unused-variable
-    # chobo's TypeScript driver, compiled with the client by the runner:
-    # the driver of a client is its source.
-    chobo_driver(
-        name = name,
-        srcs = srcs,
-        toolchain = _NODE,
-        testonly = True,
-        tags = tags,
-        visibility = visibility,
-    )
-
-def _node_env(label, node, rlocation):
-    # Node and the pinned packages, for the runner's TypeScript row.
-    if node == None or node.node.missing:
-        fail("%s drives a TypeScript client and needs Node: %s" % (label, node.node.missing if node else "no Node toolchain is registered (lang/typescript/toolchain)"))
-    return struct(
-        env = {
-            "CHOBO_CONFORMANCE_NODE": rlocation(node.node.node),
-            "CHOBO_CONFORMANCE_NODE_MODULES": rlocation(node.node.modules),
-        },
-        files = node.node.files,
-    )
-
 # language -> struct(
 #   library = macro(name, srcs, importpath, deps, visibility, tags),
 #   importpath = whether the library has an import path, from which the
@@ -119,14 +84,6 @@ LANGUAGES = {
         toolchain = None,
         toolchain_env = None,
         model = True,
-    ),
-    "typescript": struct(
-        library = _typescript_sources,
-        importpath = False,
-        driver = _typescript_driver,
-        toolchain = _NODE,
-        toolchain_env = _node_env,
-        model = False,
     ),
 }
 
@@ -159,21 +116,6 @@ TARGETS = {
             Label("//runtime/go/chobotb/tbgo"),
             Label("//runtime/go/chobotb/tbgo:tigerbeetle-go"),
         ],
-    ),
-    # One file named after the book, which carries chobo's TypeScript
-    # runtime: nothing to depend on. chobo_client names the output after
-    # the .book file (stock.book -> stock.ts) unless `out` says otherwise.
-    "postgres-typescript": struct(
-        backend = "postgres",
-        language = "typescript",
-        files = ["<book>.ts"],
-        deps = [],
-    ),
-    "tigerbeetle-typescript": struct(
-        backend = "tigerbeetle",
-        language = "typescript",
-        files = ["<book>.ts"],
-        deps = [],
     ),
 }
 
