@@ -96,13 +96,13 @@ func apparentRepo(moduleToApparentName func(string) string) string {
 
 // clientTarget is what Gazelle writes for one client target of chobo:
 // the target's name is <book>_<short>_client and, for a Go client, its
-// import path <base>/<book><importSuffix>. A TypeScript client is one
-// file and has no import path. The table follows the compiler's registry
-// of targets (chobo/target), which Gazelle may not link: a test there
-// reads this file and fails when the two disagree on a target's name or
-// language, so its entries are plain literals. The targets of a language
-// of lang/ are not written here: its gazelle package lists them
-// (gazelle/registry), and they join this table as the package starts.
+// import path <base>/<book><importSuffix>. The table follows the
+// compiler's registry of targets (chobo/target), which Gazelle may not
+// link: a test there reads this file and fails when the two disagree on
+// a target's name or language, so its entries are plain literals. The
+// targets of a language of lang/ are not written here: its gazelle
+// package lists them (gazelle/registry), and they join this table as the
+// package starts.
 type clientTarget struct {
 	short, importSuffix string
 	// language is the one of the registry; its row in clientLanguages
@@ -111,10 +111,8 @@ type clientTarget struct {
 }
 
 var clientTargets = map[string]clientTarget{
-	"postgres-go":            {short: "go", language: "go"},
-	"tigerbeetle-go":         {short: "tb", importSuffix: "tb", language: "go"},
-	"postgres-typescript":    {short: "ts", language: "typescript"},
-	"tigerbeetle-typescript": {short: "tb_ts", language: "typescript"},
+	"postgres-go":    {short: "go", language: "go"},
+	"tigerbeetle-go": {short: "tb", importSuffix: "tb", language: "go"},
 }
 
 // defaultClient is the target of a chobo_client that names none, as

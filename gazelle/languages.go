@@ -50,10 +50,6 @@ var clientLanguages = map[string]clientLanguage{
 		setAttrs:   setGoAttrs,
 		builtin:    goBuiltin,
 	},
-	// The library is the .ts file itself, a source of the user's own
-	// rule; no Gazelle language that can run beside this one here
-	// resolves it (docs/bazel.md, "Gazelle").
-	"typescript": {},
 }
 
 // The languages of lang/ join clientTargets and clientLanguages as the

@@ -19,9 +19,8 @@ import (
 // language has neither fails FuzzBuild: a new language joins by its
 // Valid, a new target by being in All.
 var validators = map[string]func(data []byte) error{
-	"go":         validGo,
-	"sql":        validSQL,
-	"typescript": validTS,
+	"go":  validGo,
+	"sql": validSQL,
 }
 
 // validator is what checks the files of target tg.

@@ -44,11 +44,9 @@ var backends = []struct {
 // summaries say what each target writes, for help, for the schema and
 // the languages whose description has no Summary.
 var summaries = map[string]diag.Text{
-	"postgres":               diag.T("PostgreSQL schema, tables and functions", "PostgreSQL のスキーマ、テーブル、関数"),
-	"postgres-go":            diag.T("a Go package that calls the PostgreSQL functions through pgx", "PostgreSQL の関数を pgx で呼ぶ Go のパッケージ"),
-	"tigerbeetle-go":         diag.T("a Go package that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-go", "操作ごとに一つのチェーンを tigerbeetle-go で TigerBeetle に送る Go のパッケージ"),
-	"postgres-typescript":    diag.T("one TypeScript file that calls the PostgreSQL functions through pg, or anything with query(text, values)", "PostgreSQL の関数を pg(か query(text, values) を持つもの)で呼ぶ TypeScript のファイル一つ"),
-	"tigerbeetle-typescript": diag.T("one TypeScript file that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-node", "操作ごとに一つのチェーンを tigerbeetle-node で TigerBeetle に送る TypeScript のファイル一つ"),
+	"postgres":       diag.T("PostgreSQL schema, tables and functions", "PostgreSQL のスキーマ、テーブル、関数"),
+	"postgres-go":    diag.T("a Go package that calls the PostgreSQL functions through pgx", "PostgreSQL の関数を pgx で呼ぶ Go のパッケージ"),
+	"tigerbeetle-go": diag.T("a Go package that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-go", "操作ごとに一つのチェーンを tigerbeetle-go で TigerBeetle に送る Go のパッケージ"),
 }
 
 // All lists the targets in the order help shows them: the schema, then

@@ -9,10 +9,12 @@ package registry
 import (
 	"github.com/chobo-lang/chobo/gazelle/clientlang"
 	pygazelle "github.com/chobo-lang/chobo/lang/python/gazelle"
+	tsgazelle "github.com/chobo-lang/chobo/lang/typescript/gazelle"
 )
 
 // Folders are the languages of lang/, in the order of the registry of
 // targets.
 var Folders = []clientlang.Language{
+	tsgazelle.Language,
 	pygazelle.Language,
 }
