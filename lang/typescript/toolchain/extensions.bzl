@@ -12,7 +12,7 @@ targets, which chobo registers. Without Node, only a conformance test of a
 TypeScript client fails, and says why.
 """
 
-load("//toolchains/private:local_tool.bzl", "make_installations")
+load("//toolchains/private:local_tool.bzl", "make_installations")  # buildifier: disable=bzl-visibility
 load(":repositories.bzl", "node_local_repository")
 
 _local = tag_class(

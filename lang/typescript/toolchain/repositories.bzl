@@ -9,6 +9,7 @@ driver of a client, and their types.
 """
 
 load(
+    # buildifier: disable=bzl-visibility
     "//toolchains/private:local_tool.bzl",
     "find_beside",
     "find_tool",

@@ -1,6 +1,6 @@
 """The Node toolchain rule and what it provides."""
 
-load("//toolchains/private:local_tool.bzl", "TOOL_ATTRS", "tool_files")
+load("//toolchains/private:local_tool.bzl", "TOOL_ATTRS", "tool_files")  # buildifier: disable=bzl-visibility
 
 NodeInfo = provider(
     doc = "Node and the npm packages a TypeScript client's conformance test needs.",
