@@ -169,8 +169,8 @@ func TestConnectionVectorsCatchTypeScriptMutations(t *testing.T) {
 	// TestTypeScriptRuntime lays it out, and runs the replay.
 	run := func(postgres string) (string, error) {
 		out := t.TempDir()
-		pkg := filepath.Join(out, "typescript")
-		for _, d := range []string{"src", "test", "driver"} {
+		pkg := filepath.Join(out, "lang", "typescript", "runtime")
+		for _, d := range []string{"src", "test", "../driver"} {
 			if err := os.CopyFS(filepath.Join(pkg, d), os.DirFS(filepath.Join(tsRuntimeDir, d))); err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +193,7 @@ func TestConnectionVectorsCatchTypeScriptMutations(t *testing.T) {
 		if b, err := exec.Command(tsc, "-p", pkg).CombinedOutput(); err != nil {
 			t.Fatalf("tsc: %v\n%s", err, b)
 		}
-		cmd := exec.Command(node, "--test", "--test-reporter=tap", filepath.Join("dist", "test", "connvectors.test.js"))
+		cmd := exec.Command(node, "--test", "--test-reporter=tap", filepath.Join("dist", "runtime", "test", "connvectors.test.js"))
 		cmd.Dir = pkg
 		// vectors.ts, which the replay imports, reads vectors.json as it
 		// loads: the one beside the runtime.

@@ -79,7 +79,7 @@ func nodePostgresDrop(t *testing.T, mode string) string {
 	if err != nil || os.Getenv("TEST_SRCDIR") != "" {
 		t.Skip("SKIP: no node command at hand")
 	}
-	pg, err := filepath.Abs(filepath.Join("..", "runtime", "typescript", "node_modules", "pg"))
+	pg, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules", "pg"))
 	if err != nil {
 		t.Fatal(err)
 	}
