@@ -63,7 +63,7 @@ backend/...       book ids diag gen version client/model runtime/go/chobotb
 # a new language never learns a backend's internals.
 client/model      book ids backend/... runtime/go/chobotb
 client/lit        runtime/go/chobotb
-client/...        book ids diag gen version client client/model client/lit runtime/typescript
+client/...        book ids diag gen version client client/model client/lit
 target            book diag gen backend/... client/... lang/*
 
 # Scenarios shown in a backend's terms and run against what was built.
@@ -97,16 +97,9 @@ cmd/...           cli
 # show, the conformance packages) and users' programs import it by this
 # path.
 runtime/go/...    runtime/go/... ids
-# The TypeScript runtime's sources, carried into the compiler to be
-# written into each TypeScript client.
-runtime/typescript  -
-# The TypeScript driver sits beside its runtime and is linked by the
-# runner and the tests only; it compiles a client with tsc. It is its
-# language's driver kit.
-runtime/typescript/driver  conformance/driverkit
 # The list of every language's kit, which the runner and the tests range
 # over.
-runtime/driverkits         conformance/driverkit runtime/typescript/driver lang/*/driver
+runtime/driverkits         conformance/driverkit lang/*/driver
 
 # A client language's folder, lang/<language>. Its root package is the
 # generator, which stands where client/... does; runtime/ carries the
@@ -358,8 +351,8 @@ func TestDependencyRules(t *testing.T) {
 		{"chobo/client/model", "chobo/backend/postgres", true},
 		{"chobo/client/model", "chobo/diag", false},
 		{"lang/go", "chobo/backend/tigerbeetle", false},
-		{"chobo/client/typescript", "runtime/go/chobotb", false},
-		{"chobo/client/typescript", "runtime/typescript", true},
+		{"lang/typescript", "runtime/go/chobotb", false},
+		{"lang/typescript", "lang/typescript/runtime", true},
 		{"chobo/client/lit", "chobo/client/model", false},
 		{"chobo/api", "chobo/scenario", true},
 		{"chobo/api", "chobo/cli", false},
@@ -374,7 +367,7 @@ func TestDependencyRules(t *testing.T) {
 		{"lang/go/driver/drivermain", "lang/go/driver", true},
 		{"runtime/go/chobopg", "lang/go/driver", false},
 		{"chobo/conformance", "lang/go/driver", false},
-		{"runtime/typescript", "runtime/typescript/driver", false},
+		{"lang/typescript/runtime", "lang/typescript/driver", false},
 		{"lang/python/driver", "chobo/conformance/driverkit", true},
 		{"lang/python", "lang/python/runtime", true},
 		{"lang/python", "lang/other/runtime", false},
@@ -395,7 +388,7 @@ func TestDependencyRules(t *testing.T) {
 		{"runtime/driverkits", "lang/python", false},
 		{"runtime/driverkits", "chobo/check", false},
 		{"chobo/conformance", "runtime/driverkits", false},
-		{"chobo/client/typescript", "runtime/typescript/driver", false},
+		{"lang/typescript", "lang/typescript/driver", false},
 		{"chobo/conformance/pgtest", "chobo/book", false},
 		{"runtime/go/chobopg", "runtime/go/chobo", true},
 		{"runtime/go/chobo", "chobo/book", false},

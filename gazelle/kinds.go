@@ -98,12 +98,10 @@ func apparentRepo(moduleToApparentName func(string) string) string {
 
 // clientTarget is what Gazelle writes for one client target of chobo:
 // the target's name is <book>_<short>_client; what else its rule takes
-// is its language's (clientLanguages). The table follows the compiler's registry
-// of targets (chobo/target), which Gazelle may not link: a test there
-// reads this file and fails when the two disagree on a target's name or
-// language, so its entries are plain literals. The targets of a language
-// of lang/ are not written here: its gazelle package lists them
-// (gazelle/registry), and they join this table as the package starts.
+// is its language's (clientLanguages). Each language's gazelle package
+// lists its targets (gazelle/registry), and they join clientTargets as
+// the package starts; a test in chobo/target holds them to the
+// compiler's registry of targets, which Gazelle may not link.
 type clientTarget struct {
 	short string
 	// language is the one of the registry; its row in clientLanguages
@@ -111,10 +109,7 @@ type clientTarget struct {
 	language string
 }
 
-var clientTargets = map[string]clientTarget{
-	"postgres-typescript":    {short: "ts", language: "typescript"},
-	"tigerbeetle-typescript": {short: "tb_ts", language: "typescript"},
-}
+var clientTargets = map[string]clientTarget{}
 
 // defaultClient is the target of a chobo_client that names none, which
 // the registry of languages gives (registry.DefaultClient).

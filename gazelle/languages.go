@@ -18,9 +18,9 @@ import (
 // the registry (clientTargets' language): what it writes on the rule, and
 // how a program of another Gazelle language finds the client by its
 // import. The rest of the package asks this table and never names a
-// language, so a language is one row: here for the languages not yet in a
-// folder of their own, and, for one of lang/<language>, the row that its
-// gazelle package gives (gazelle/registry), which folded adds.
+// language, so a language is one row: the one its folder's gazelle
+// package gives (lang/<language>/gazelle, listed in gazelle/registry),
+// which folded makes.
 type clientLanguage struct {
 	// importLang is the name of the Gazelle language whose programs
 	// import these clients, which is also the Lang of the import specs
@@ -42,16 +42,10 @@ type clientLanguage struct {
 
 // clientLanguages has a row per language of clientTargets; a test holds
 // the two together.
-var clientLanguages = map[string]clientLanguage{
-	// The library is the .ts file itself, a source of the user's own
-	// rule; no Gazelle language that can run beside this one here
-	// resolves it (docs/bazel.md, "Gazelle").
-	"typescript": {},
-}
+var clientLanguages = map[string]clientLanguage{}
 
-// The languages of lang/ join clientTargets and clientLanguages as the
-// package starts: their rows are data of their own packages, which a
-// literal here cannot name.
+// The languages join clientTargets and clientLanguages as the package
+// starts: their rows are data of their own packages.
 func init() {
 	for _, l := range registry.Folders {
 		for name, short := range l.Targets {

@@ -196,9 +196,9 @@ echo "setup: BuildGrid $buildgrid_version in $bg_venv"
 bash tests/buildifier_check.sh --install
 
 # Node and the TypeScript runtime's packages, pinned in
-# runtime/typescript/package-lock.json (TypeScript, pg, tigerbeetle-node and
-# their types): for the runtime's unit tests and the TypeScript clients'
-# conformance tests. Node from Debian when there is none; npm ci installs
+# lang/typescript/runtime/package-lock.json (TypeScript, pg,
+# tigerbeetle-node and their types): for the runtime's unit tests and the
+# TypeScript clients' conformance tests. Node from Debian when there is none; npm ci installs
 # exactly the lock file, and only when it changed since the last install.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   if [ "$(id -u)" != 0 ]; then
@@ -213,7 +213,15 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   fi
 fi
 if command -v npm >/dev/null 2>&1; then
-  ts_dir=runtime/typescript
+  ts_dir=lang/typescript/runtime
+  # A checkout made before the runtime lived in lang/typescript/runtime
+  # has its packages at runtime/typescript/node_modules, which git no
+  # longer ignores: they go, and npm ci fills the new place.
+  if [ -d runtime/typescript/node_modules ] && [ ! -e runtime/typescript/package.json ]; then
+    echo "setup: removing runtime/typescript/node_modules (the packages are in $ts_dir/node_modules now)"
+    rm -rf runtime/typescript/node_modules runtime/typescript/dist
+    rmdir runtime/typescript 2>/dev/null || true
+  fi
   if ! cmp -s "$ts_dir/package-lock.json" "$ts_dir/node_modules/.package-lock.json.installed" 2>/dev/null; then
     echo "setup: npm ci in $ts_dir"
     (cd "$ts_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)

@@ -147,8 +147,10 @@ func tsReplay(t *testing.T, file, src, test string, env ...string) (string, erro
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg := filepath.Join(t.TempDir(), "typescript")
-	for _, d := range []string{"src", "test", "driver"} {
+	// Laid out as in the checkout: the runtime's tsconfig.json takes the
+	// driver from the folder beside it.
+	pkg := filepath.Join(t.TempDir(), "lang", "typescript", "runtime")
+	for _, d := range []string{"src", "test", "../driver"} {
 		if err := os.CopyFS(filepath.Join(pkg, d), os.DirFS(filepath.Join(tsRuntimeDir, d))); err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +173,7 @@ func tsReplay(t *testing.T, file, src, test string, env ...string) (string, erro
 	if b, err := exec.Command(tsc, "-p", pkg).CombinedOutput(); err != nil {
 		t.Fatalf("tsc: %v\n%s", err, b)
 	}
-	cmd := exec.Command(node, "--test", "--test-reporter=tap", filepath.Join("dist", "test", test))
+	cmd := exec.Command(node, "--test", "--test-reporter=tap", filepath.Join("dist", "runtime", "test", test))
 	cmd.Dir = pkg
 	// vectors.ts, which every replay imports, reads vectors.json as it
 	// loads: the one beside the runtime.

@@ -79,12 +79,12 @@ func nodePostgresDrop(t *testing.T, mode string) string {
 	if err != nil || os.Getenv("TEST_SRCDIR") != "" {
 		t.Skip("SKIP: no node command at hand")
 	}
-	pg, err := filepath.Abs(filepath.Join("..", "runtime", "typescript", "node_modules", "pg"))
+	pg, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules", "pg"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(pg); err != nil {
-		t.Skip("SKIP: the TypeScript runtime's packages are not installed: run npm ci in runtime/typescript (tests/setup.sh does)")
+		t.Skip("SKIP: the TypeScript runtime's packages are not installed: run npm ci in lang/typescript/runtime (tests/setup.sh does)")
 	}
 	srv := pgtest.Start(t)
 	script := filepath.Join(t.TempDir(), "drop.cjs")

@@ -27,7 +27,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/chobo/target"
-	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
+	tsdriver "github.com/chobo-lang/chobo/lang/typescript/driver"
 )
 
 // TestTypeScriptHistoryOnPostgres runs the scenarios of the history

@@ -12,18 +12,18 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
-	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
+	tsdriver "github.com/chobo-lang/chobo/lang/typescript/driver"
 )
 
-// The TypeScript side: chobo's TypeScript runtime (runtime/typescript, a
+// The TypeScript side: chobo's TypeScript runtime (lang/typescript/runtime, a
 // package with its own tests), the clients of every case compiled with
 // tsc, and the example of docs/targets.md run. The clients are driven on
 // real servers by the conformance tests, through the TypeScript driver
-// kit (runtime/typescript/driver). Node and the runtime's pinned packages
-// come from tests/setup.sh (npm ci in runtime/typescript).
+// kit (lang/typescript/driver). Node and the runtime's pinned packages
+// come from tests/setup.sh (npm ci in lang/typescript/runtime).
 
 // tsRuntimeDir is the TypeScript runtime's package, from tests/.
-const tsRuntimeDir = "../runtime/typescript"
+const tsRuntimeDir = "../lang/typescript/runtime"
 
 // tsFlags are the flags the generated clients must pass.
 var tsFlags = tsdriver.ClientFlags
@@ -42,16 +42,18 @@ func typeScript(t *testing.T) (node, tsc string) {
 func TestTypeScriptRuntime(t *testing.T) {
 	node, tsc := typeScript(t)
 	// Laid out as the repository is: the package's dist/ beside its
-	// node_modules, and testdata/vectors.json, history_vectors.json,
-	// connection_vectors.json and tb_bulk_vectors.json two folders above
-	// the compiled tests, where they look for them.
+	// node_modules in lang/typescript/runtime, and runtime/testdata's
+	// vectors.json, history_vectors.json, connection_vectors.json and
+	// tb_bulk_vectors.json where the compiled tests look for them from
+	// there.
 	out := t.TempDir()
-	pkg := filepath.Join(out, "typescript")
+	pkg := filepath.Join(out, "lang", "typescript", "runtime")
 	cmd := exec.Command(tsc, "-p", tsRuntimeDir, "--outDir", filepath.Join(pkg, "dist"))
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tsc -p runtime/typescript: %v\n%s", err, b)
+		t.Fatalf("tsc -p lang/typescript/runtime: %v\n%s", err, b)
 	}
-	if err := os.MkdirAll(filepath.Join(out, "testdata"), 0o755); err != nil {
+	testdata := filepath.Join(out, "runtime", "testdata")
+	if err := os.MkdirAll(testdata, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Dir(vectorsFile)
@@ -61,7 +63,7 @@ func TestTypeScriptRuntime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(out, "testdata", filepath.Base(f)), vec, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(testdata, filepath.Base(f)), vec, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -72,7 +74,7 @@ func TestTypeScriptRuntime(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"type": "module"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tests, _ := filepath.Glob(filepath.Join(pkg, "dist", "test", "*.test.js"))
+	tests, _ := filepath.Glob(filepath.Join(pkg, "dist", "runtime", "test", "*.test.js"))
 	if len(tests) < 5 {
 		t.Fatalf("found %d compiled test files", len(tests))
 	}
@@ -110,7 +112,7 @@ func TestTypeScriptRuntime(t *testing.T) {
 			pass += strings.TrimPrefix(l, "# ") + " "
 		}
 	}
-	t.Logf("runtime/typescript: %s", pass)
+	t.Logf("lang/typescript/runtime: %s", pass)
 	if !strings.Contains(pass, "fail 0") {
 		t.Fatalf("the runtime's unit tests did not all pass:\n%s", b)
 	}

@@ -17,8 +17,7 @@ import (
 // language has neither fails FuzzBuild: a new language joins by its
 // Valid, a new target by being in All.
 var validators = map[string]func(data []byte) error{
-	"sql":        validSQL,
-	"typescript": validTS,
+	"sql": validSQL,
 }
 
 // validator is what checks the files of target tg.

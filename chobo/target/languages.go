@@ -2,9 +2,9 @@ package target
 
 import (
 	"github.com/chobo-lang/chobo/chobo/client"
-	"github.com/chobo-lang/chobo/chobo/client/typescript"
 	golang "github.com/chobo-lang/chobo/lang/go"
 	"github.com/chobo-lang/chobo/lang/python"
+	"github.com/chobo-lang/chobo/lang/typescript"
 )
 
 // languages are the client languages, in the order help lists them: the

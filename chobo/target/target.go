@@ -44,9 +44,7 @@ var backends = []struct {
 // summaries say what each target writes, for help, for the schema and
 // the languages whose description has no Summary.
 var summaries = map[string]diag.Text{
-	"postgres":               diag.T("PostgreSQL schema, tables and functions", "PostgreSQL のスキーマ、テーブル、関数"),
-	"postgres-typescript":    diag.T("one TypeScript file that calls the PostgreSQL functions through pg, or anything with query(text, values)", "PostgreSQL の関数を pg(か query(text, values) を持つもの)で呼ぶ TypeScript のファイル一つ"),
-	"tigerbeetle-typescript": diag.T("one TypeScript file that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-node", "操作ごとに一つのチェーンを tigerbeetle-node で TigerBeetle に送る TypeScript のファイル一つ"),
+	"postgres": diag.T("PostgreSQL schema, tables and functions", "PostgreSQL のスキーマ、テーブル、関数"),
 }
 
 // All lists the targets in the order help shows them: the schema, then

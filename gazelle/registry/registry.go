@@ -10,12 +10,14 @@ import (
 	"github.com/chobo-lang/chobo/gazelle/clientlang"
 	gogazelle "github.com/chobo-lang/chobo/lang/go/gazelle"
 	pygazelle "github.com/chobo-lang/chobo/lang/python/gazelle"
+	tsgazelle "github.com/chobo-lang/chobo/lang/typescript/gazelle"
 )
 
 // Folders are the languages of lang/, in the order of the registry of
 // targets.
 var Folders = []clientlang.Language{
 	gogazelle.Language,
+	tsgazelle.Language,
 	pygazelle.Language,
 }
 

@@ -217,8 +217,8 @@ def chobo_conformance_test(name, book, scenarios = [], versions = [], client = N
     TigerBeetle client on a real replica. Each client is driven by its
     language's driver, on the toolchain the language names, if any: a
     TypeScript client is compiled with tsc and driven on the Node
-    toolchain (toolchains/node); a language that lives in a folder of its
-    own, lang/<language>, has its toolchain in lang/<language>/toolchain.
+    toolchain; a language that lives in a folder of its own,
+    lang/<language>, has its toolchain in lang/<language>/toolchain.
     Each log ends with one line per pair.
 
     The scenarios are the ones chobo generates for the book, plus

@@ -1,60 +1,23 @@
 """What each `chobo build` client target writes, and how its library is made.
 
-The registry of the client languages for the Bazel rules. A language that
-lives in a folder of its own, lang/<language>, says all of this in its
+The registry of the client languages for the Bazel rules. Every language
+lives in a folder of its own, lang/<language>, and says all of this in its
 lang/<language>/defs.bzl, as one struct, LANGUAGE, which is loaded here
-and listed in FOLDERS: that is the whole of its entry. The languages not
-yet in such a folder are entries of LANGUAGES and TARGETS below. Neither
+and listed in FOLDERS: that is the whole of its entry. Neither
 chobo_client nor chobo_conformance_test has a branch per language.
 """
 
 load("//lang/go:defs.bzl", go = "LANGUAGE")
 load("//lang/python:defs.bzl", python = "LANGUAGE")
-load(":driver.bzl", "chobo_driver")
+load("//lang/typescript:defs.bzl", typescript = "LANGUAGE")
 
 # The languages of lang/<language>, each its LANGUAGE, in the order of the
 # registry of targets (chobo/target).
 FOLDERS = [
     go,
+    typescript,
     python,
 ]
-
-def _typescript_sources(name, srcs, importpath, deps, visibility, tags):  # buildifier: disable=unused-variable
-    # A TypeScript client is one self-contained file; the user's own
-    # TypeScript rules (or tsc) take it as a source, so the library is
-    # the file itself. It has no import path and nothing to depend on.
-    native.filegroup(
-        name = name,
-        srcs = srcs,
-        visibility = visibility,
-        tags = tags,
-    )
-
-_NODE = Label("//toolchains/node:toolchain_type")
-
-def _typescript_driver(name, client, srcs, visibility, tags):  # buildifier: disable=unused-variable
-    # chobo's TypeScript driver, compiled with the client by the runner:
-    # the driver of a client is its source.
-    chobo_driver(
-        name = name,
-        srcs = srcs,
-        toolchain = _NODE,
-        testonly = True,
-        tags = tags,
-        visibility = visibility,
-    )
-
-def _node_env(label, node, rlocation):
-    # Node and the pinned packages, for the runner's TypeScript row.
-    if node == None or node.node.missing:
-        fail("%s drives a TypeScript client and needs Node: %s" % (label, node.node.missing if node else "no Node toolchain is registered (toolchains/node)"))
-    return struct(
-        env = {
-            "CHOBO_CONFORMANCE_NODE": rlocation(node.node.node),
-            "CHOBO_CONFORMANCE_NODE_MODULES": rlocation(node.node.modules),
-        },
-        files = node.node.files,
-    )
 
 # language -> struct(
 #   library = macro(name, srcs, importpath, deps, visibility, tags),
@@ -66,7 +29,7 @@ def _node_env(label, node, rlocation):
 #   toolchain_env = function(label, toolchain info or None, rlocation)
 #     -> struct(env, files): what the runner is handed of that toolchain,
 #     which the language's driver kit reads (its Prepare, in
-#     lang/<language>/driver or runtime/<language>/driver),
+#     lang/<language>/driver),
 #   model = whether its TigerBeetle clients run on chobo's model of
 #     TigerBeetle too, not only on a real replica (its driver kit's
 #     ViaWire, chobo/conformance/driverkit, which a test of the runner
@@ -74,39 +37,14 @@ def _node_env(label, node, rlocation):
 #   name, targets = for a language of FOLDERS: its key here, and its
 #     entries of TARGETS.
 # )
-LANGUAGES = {
-    "typescript": struct(
-        library = _typescript_sources,
-        importpath = False,
-        driver = _typescript_driver,
-        toolchain = _NODE,
-        toolchain_env = _node_env,
-        model = False,
-    ),
-}
+LANGUAGES = {}
 
 # chobo client target -> what it writes. The registry of targets in
 # chobo/target is the source of truth; a test there fails when this table
 # disagrees with it. `files` are relative to the package directory chobo
 # creates under --out; `deps` are what those files import, as labels
 # resolved in chobo's own module (so users need not name them).
-TARGETS = {
-    # One file named after the book, which carries chobo's TypeScript
-    # runtime: nothing to depend on. chobo_client names the output after
-    # the .book file (stock.book -> stock.ts) unless `out` says otherwise.
-    "postgres-typescript": struct(
-        backend = "postgres",
-        language = "typescript",
-        files = ["<book>.ts"],
-        deps = [],
-    ),
-    "tigerbeetle-typescript": struct(
-        backend = "tigerbeetle",
-        language = "typescript",
-        files = ["<book>.ts"],
-        deps = [],
-    ),
-}
+TARGETS = {}
 
 def _add_folders():
     # Each language of FOLDERS as the entry of LANGUAGES it is, and its

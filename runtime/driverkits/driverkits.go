@@ -8,7 +8,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	godriver "github.com/chobo-lang/chobo/lang/go/driver"
 	pydriver "github.com/chobo-lang/chobo/lang/python/driver"
-	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
+	tsdriver "github.com/chobo-lang/chobo/lang/typescript/driver"
 )
 
 // All are the kits, in the order of the registry of targets' languages.

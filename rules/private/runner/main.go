@@ -43,8 +43,7 @@
 //	CHOBO_CONFORMANCE_PARTS         which parts to run, separated by spaces: postgres, tigerbeetle-model, tigerbeetle (real replica); empty: all
 //
 // and what a client language's toolchain hands over besides, which its
-// kit's Prepare reads (lang/<language>/driver, or runtime/<language>/driver
-// for the languages not yet in a folder of their own).
+// kit's Prepare reads (lang/<language>/driver).
 package main
 
 import (

@@ -468,7 +468,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
 }
 
 // ---- chobo's TypeScript runtime: chobo.ts, as the runtime's source has it
-// (runtime/typescript/src/chobo.ts), without its imports.
+// (lang/typescript/runtime/src/chobo.ts), without its imports.
 
 // The part of every TypeScript client of a chobo book that depends neither
 // on the book nor on the backend: the answers an operation gets, what an
@@ -914,7 +914,7 @@ export function checkTime(where: string, name: string, v: unknown): Date {
 }
 
 // ---- chobo's TypeScript runtime: postgres.ts, as the runtime's source has it
-// (runtime/typescript/src/postgres.ts), without its imports.
+// (lang/typescript/runtime/src/postgres.ts), without its imports.
 
 // How a TypeScript client calls a chobo book kept in PostgreSQL, the same
 // for every book: one statement per operation, the call of one of the

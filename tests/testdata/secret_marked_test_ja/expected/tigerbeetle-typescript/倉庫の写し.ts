@@ -278,7 +278,7 @@ const definition: Def = {
 const transferNames: readonly string[] = definition.transfers.map((t) => t.name);
 
 // ---- chobo's TypeScript runtime: chobo.ts, as the runtime's source has it
-// (runtime/typescript/src/chobo.ts), without its imports.
+// (lang/typescript/runtime/src/chobo.ts), without its imports.
 
 // The part of every TypeScript client of a chobo book that depends neither
 // on the book nor on the backend: the answers an operation gets, what an
@@ -724,7 +724,7 @@ export function checkTime(where: string, name: string, v: unknown): Date {
 }
 
 // ---- chobo's TypeScript runtime: ids.ts, as the runtime's source has it
-// (runtime/typescript/src/ids.ts), without its imports.
+// (lang/typescript/runtime/src/ids.ts), without its imports.
 
 // The ids chobo gives accounts, holds and transfers, the same in every
 // backend and language (docs/formats.md, "Ids"): a key always names the
@@ -827,7 +827,7 @@ export function codeOf(book: string, category: "account" | "transfer" | "sink", 
 }
 
 // ---- chobo's TypeScript runtime: tigerbeetle.ts, as the runtime's source has it
-// (runtime/typescript/src/tigerbeetle.ts), without its imports.
+// (lang/typescript/runtime/src/tigerbeetle.ts), without its imports.
 
 // How a TypeScript client keeps a chobo book in TigerBeetle, the same for
 // every book: an operation becomes the accounts it needs, the openings of

@@ -110,7 +110,7 @@ export function path(env = "CHOBO_VECTORS", file = "vectors.json"): string {
   if (named !== undefined && named !== "") {
     return named;
   }
-  for (const rel of [`../../../testdata/${file}`, `../../testdata/${file}`]) {
+  for (const rel of [`../../../../../../runtime/testdata/${file}`, `../../../../runtime/testdata/${file}`]) {
     const p = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(p)) {
       return p;

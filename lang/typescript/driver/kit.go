@@ -78,7 +78,7 @@ func (Kit) Prepare(h driverkit.Handed) (driverkit.Start, error) {
 }
 
 // Tools is the Node toolchain of a checkout: node from PATH and the
-// packages runtime/typescript pins, installed by npm ci there
+// packages lang/typescript/runtime pins, installed by npm ci there
 // (tests/setup.sh does).
 type Tools struct {
 	Node Node
@@ -94,10 +94,10 @@ func (Kit) Checkout(c driverkit.Checkout) (driverkit.Builder, string) {
 	if err != nil {
 		return nil, "no node command: install Node 20 (tests/setup.sh does)"
 	}
-	modules := filepath.Join(c.Root, "runtime", "typescript", "node_modules")
+	modules := filepath.Join(c.Root, "lang", "typescript", "runtime", "node_modules")
 	tsc := filepath.Join(modules, ".bin", "tsc")
 	if _, err := os.Stat(tsc); err != nil {
-		return nil, "the TypeScript runtime's packages are not installed: run npm ci in runtime/typescript (tests/setup.sh does)"
+		return nil, "the TypeScript runtime's packages are not installed: run npm ci in lang/typescript/runtime (tests/setup.sh does)"
 	}
 	return &Tools{Node: Node{Program: node, Modules: modules}, TSC: tsc}, ""
 }

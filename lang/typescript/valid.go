@@ -1,29 +1,26 @@
-package target
+package typescript
 
 import (
 	"fmt"
 	"strings"
-	"testing"
 	"unicode/utf8"
-
-	"github.com/chobo-lang/chobo/chobo/client/typescript"
 )
 
-// validTS reads a generated TypeScript file token by token: every comment
+// Valid reads a generated TypeScript file token by token: every comment
 // and string closed on its line (or, for a block comment, at all), every
 // bracket closed by its own kind, every identifier made of characters an
 // identifier may hold, and nothing a client never writes (template
 // literals, regular expressions outside the runtime). It is not a parser:
 // tests/typescript_test.go compiles the clients of every test case with
 // tsc; this is what the fuzzer can afford on every input.
-func validTS(data []byte) error {
+func Valid(data []byte) error {
 	src := string(data)
 	if !utf8.ValidString(src) {
 		return fmt.Errorf("not UTF-8")
 	}
 	// The runtime's text is chobo's own, compiled by its tests; only
 	// the part written from the book is read here.
-	if i := strings.Index(src, "\n"+typescript.RuntimeMarker); i >= 0 {
+	if i := strings.Index(src, "\n"+RuntimeMarker); i >= 0 {
 		src = src[:i]
 	}
 	var stack []rune
@@ -83,12 +80,12 @@ func validTS(data []byte) error {
 				if c < utf8.RuneSelf && !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
 					break
 				}
-				if c >= utf8.RuneSelf && !typescript.Identifier("a"+string(c)) {
+				if c >= utf8.RuneSelf && !Identifier("a"+string(c)) {
 					break
 				}
 				j += m
 			}
-			if j == i || !typescript.Identifier(src[i:j]) {
+			if j == i || !Identifier(src[i:j]) {
 				return fmt.Errorf("line %d: %q cannot start a token", line, r)
 			}
 			i = j
@@ -120,32 +117,4 @@ func stringEnd(src string, i int, quote rune) (int, error) {
 		j += m
 	}
 	return 0, fmt.Errorf("a string that does not end")
-}
-
-func TestValidTS(t *testing.T) {
-	good := []string{
-		"export interface 引当Args {\n  注文: string;\n  \"a b\": bigint;\n}\n",
-		"const x = [1n, \"a\\\"b\", 'c'];\n/** doc */\n// line\n",
-	}
-	for _, s := range good {
-		if err := validTS([]byte(s)); err != nil {
-			t.Errorf("%q: %v", s, err)
-		}
-	}
-	bad := map[string]string{
-		"a string over a line":  "const x = \"a\nb\";\n",
-		"an unclosed string":    "const x = \"ab;\n",
-		"an unclosed comment":   "/* doc\n",
-		"an unclosed brace":     "function f() {\n",
-		"a stray closer":        "f());\n",
-		"crossed brackets":      "f([)];\n",
-		"a template literal":    "const x = `a${b}`;\n",
-		"a character no token":  "const x = #a;\n",
-		"a separator in a line": "// a\u2028b\n",
-	}
-	for what, s := range bad {
-		if err := validTS([]byte(s)); err == nil {
-			t.Errorf("%s: %q passed", what, s)
-		}
-	}
 }

@@ -4,7 +4,7 @@
 // src/, test/); this Go package carries its sources into the compiler,
 // which writes them into each client it generates, so that a client is
 // one file. The driver and what compiles a client with it are in
-// runtime/typescript/driver.
+// lang/typescript/driver.
 package typescript
 
 import (

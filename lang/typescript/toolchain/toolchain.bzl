@@ -1,12 +1,12 @@
 """The Node toolchain rule and what it provides."""
 
-load("//toolchains/private:local_tool.bzl", "TOOL_ATTRS", "tool_files")
+load("//toolchains/private:local_tool.bzl", "TOOL_ATTRS", "tool_files")  # buildifier: disable=bzl-visibility
 
 NodeInfo = provider(
     doc = "Node and the npm packages a TypeScript client's conformance test needs.",
     fields = {
         "node": "File: the node program.",
-        "modules": "File: node_modules/.package-lock.json; its directory is node_modules, with TypeScript, pg and tigerbeetle-node as runtime/typescript/package-lock.json pins them.",
+        "modules": "File: node_modules/.package-lock.json; its directory is node_modules, with TypeScript, pg and tigerbeetle-node as lang/typescript/runtime/package-lock.json pins them.",
         "files": "depset of File: node and every file of node_modules.",
         "version": "string: what `node --version` printed.",
         "missing": "string: why there is no Node or no packages (empty when there are).",

@@ -4,6 +4,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/client"
 	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/gen"
 )
 
@@ -17,6 +18,11 @@ var Language = client.Language{
 	Collisions: Collisions,
 	Describe:   describe,
 	Read:       readAPI,
+	Summary: map[string]diag.Text{
+		model.Postgres:    diag.T("one TypeScript file that calls the PostgreSQL functions through pg, or anything with query(text, values)", "PostgreSQL の関数を pg(か query(text, values) を持つもの)で呼ぶ TypeScript のファイル一つ"),
+		model.TigerBeetle: diag.T("one TypeScript file that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-node", "操作ごとに一つのチェーンを tigerbeetle-node で TigerBeetle に送る TypeScript のファイル一つ"),
+	},
+	Valid: Valid,
 }
 
 // FileName is the file a client is written to.

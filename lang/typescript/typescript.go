@@ -1,6 +1,6 @@
 // Package typescript writes TypeScript clients of a book: one file,
 // <book>.ts, with a typed member per transfer kind and its operations,
-// over chobo's TypeScript runtime (runtime/typescript), which the file
+// over chobo's TypeScript runtime (lang/typescript/runtime), which the file
 // carries. It reads the book's client model only (chobo/client/model);
 // the TypeScript text comes from the templates under templates/<backend>/.
 package typescript
@@ -16,7 +16,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/client/lit"
 	"github.com/chobo-lang/chobo/chobo/client/model"
-	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
+	tsruntime "github.com/chobo-lang/chobo/lang/typescript/runtime"
 )
 
 //go:embed templates

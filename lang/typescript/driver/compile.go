@@ -1,6 +1,6 @@
 // Package driver holds chobo's TypeScript driver (driver.ts) and what
 // compiles a generated TypeScript client with it, for the conformance
-// runner and chobo's own tests. It is apart from runtime/typescript, which
+// runner and chobo's own tests. It is apart from lang/typescript/runtime, which
 // the compiler links, so that chobo itself carries no driver and starts
 // no tsc.
 package driver
@@ -23,7 +23,7 @@ var ClientFlags = []string{"--strict", "--erasableSyntaxOnly", "--noUnusedLocals
 
 // Node is what a TypeScript client is compiled and driven with: the node
 // program and a node_modules directory with the packages
-// runtime/typescript/package-lock.json pins (TypeScript, pg,
+// lang/typescript/runtime/package-lock.json pins (TypeScript, pg,
 // tigerbeetle-node and their types).
 type Node struct {
 	Program string

@@ -6,7 +6,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client/model"
-	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
+	tsruntime "github.com/chobo-lang/chobo/lang/typescript/runtime"
 )
 
 // TestRuntimeMarker: every runtime file a client carries starts on the

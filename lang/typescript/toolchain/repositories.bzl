@@ -3,12 +3,13 @@
 node_local_repository: the node program installed on the machine (by path,
 or the first `node` on PATH), and the npm packages of chobo's TypeScript
 runtime installed beside it with the ordinary `npm ci` from
-runtime/typescript/package-lock.json, which pins every package by version
+lang/typescript/runtime/package-lock.json, which pins every package by version
 and integrity hash: TypeScript for tsc, pg and tigerbeetle-node for the
 driver of a client, and their types.
 """
 
 load(
+    # buildifier: disable=bzl-visibility
     "//toolchains/private:local_tool.bzl",
     "find_beside",
     "find_tool",
@@ -18,9 +19,9 @@ load(
     "write_tool_build",
 )
 
-_PACKAGE_JSON = Label("//runtime/typescript:package.json")
-_PACKAGE_LOCK = Label("//runtime/typescript:package-lock.json")
-_TOOLCHAIN_BZL = str(Label("//toolchains/node:toolchain.bzl"))
+_PACKAGE_JSON = Label("//lang/typescript/runtime:package.json")
+_PACKAGE_LOCK = Label("//lang/typescript/runtime:package-lock.json")
+_TOOLCHAIN_BZL = str(Label("//lang/typescript/toolchain:toolchain.bzl"))
 
 def _node_local_repository_impl(rctx):
     node, where = find_tool(rctx, rctx.attr.path, "node")
@@ -58,7 +59,7 @@ def _node_local_repository_impl(rctx):
 
 node_local_repository = repository_rule(
     implementation = _node_local_repository_impl,
-    doc = "Node from the machine, with the npm packages runtime/typescript/package-lock.json pins.",
+    doc = "Node from the machine, with the npm packages lang/typescript/runtime/package-lock.json pins.",
     attrs = {
         "path": attr.string(doc = "The node program; empty: the first node on PATH."),
     },
