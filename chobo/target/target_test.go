@@ -70,9 +70,14 @@ func readTargetsBzl(t *testing.T) map[string]bzlTarget {
 		for _, m := range bzlEntry.FindAllStringSubmatch(text[start:], -1) {
 			out[m[1]] = readBzlTarget(m[2])
 		}
-		if len(out) == n {
+		// The registry's own table starts empty and takes the folders'
+		// entries as it loads; a language's table has its targets.
+		if len(out) == n && path != "rules/private/targets.bzl" {
 			t.Fatalf("read no entry from the TARGETS of %s", path)
 		}
+	}
+	if len(out) == 0 {
+		t.Fatal("read no entry from any TARGETS table")
 	}
 	return out
 }
