@@ -898,11 +898,20 @@ func pythonTBReads(t *testing.T, venv, address string, c chobotb.Client, file st
 				}
 			}
 		}
-		// And at the end, the whole statement of every account a read named.
+		// And at the end, the whole statement of every account a read
+		// named, unless a hold on it that the interpreter keeps open may
+		// have lapsed on the replica by now: its expiry is then in the
+		// statement or not by when it is read (a busy machine, a slow
+		// driver), and the statement is left uncompared, aloud.
 		for i, st := range sc.Steps {
-			if st.Read != nil && st.Read.Account != nil {
-				statement(i, &scenario.ReadStep{Kind: scenario.ReadStatement, Account: st.Read.Account, AfterStep: -1, Limit: chobo.MaxPage})
+			if st.Read == nil || st.Read.Account == nil {
+				continue
 			}
+			if h := lapsedHold(ref, st.Read.Account, marks, now()); h != nil {
+				t.Logf("SKIP: %s: the whole statement of %s: the hold %s may have lapsed on the replica before it was read", where(i), st.Read.Account, h.Name())
+				continue
+			}
+			statement(i, &scenario.ReadStep{Kind: scenario.ReadStatement, Account: st.Read.Account, AfterStep: -1, Limit: chobo.MaxPage})
 		}
 	}
 	if compared == 0 {
@@ -913,4 +922,26 @@ func pythonTBReads(t *testing.T, venv, address string, c chobotb.Client, file st
 	}
 	t.Logf("%d entries, holds and balances compared (%d reads through the blocking book, %d through the asyncio one)",
 		compared, drv.sync, drv.async)
+}
+
+// lapsedHold is a hold on a that ref keeps open but whose lifetime, counted
+// from the machine's clock at the last mark no later than its making (it
+// was made after that mark), has passed by now: the replica may have let
+// it lapse. nil when there is none.
+func lapsedHold(ref *interp.State, a *interp.Account, marks []clockMark, now uint64) *interp.Hold {
+	for _, h := range ref.OpenHolds(a, nil) {
+		if !h.Transfer.Pending.Expires {
+			continue
+		}
+		var made uint64
+		for _, m := range marks {
+			if m.s <= h.Created {
+				made = m.ts
+			}
+		}
+		if now >= made+uint64(h.Deadline-h.Created)*uint64(time.Second) {
+			return h
+		}
+	}
+	return nil
 }
