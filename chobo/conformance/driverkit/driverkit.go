@@ -3,8 +3,7 @@
 // rules, one client the rule hands over at a time, and by chobo's own
 // tests, every case's client at once. Both range over the same kits
 // (runtime/driverkits), so that neither names a language: a language is
-// one Kit, written beside its driver (lang/<language>/driver;
-// TypeScript's is still in runtime/typescript/driver).
+// one Kit, written beside its driver (lang/<language>/driver).
 //
 // A driver is a program speaking the driver protocol (docs/formats.md)
 // for one generated client; how it is made ready is the kit's business.

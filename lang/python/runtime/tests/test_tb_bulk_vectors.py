@@ -21,7 +21,7 @@ import vectors  # noqa: F401  first: it puts the sources on the path
 try:
     import tigerbeetle as tbc
 except ModuleNotFoundError as e:  # the Go tests may run an interpreter without it
-    raise unittest.SkipTest(f"SKIP: runtime/python: the tigerbeetle package is not installed ({e})") from e
+    raise unittest.SkipTest(f"SKIP: lang/python/runtime: the tigerbeetle package is not installed ({e})") from e
 
 from vectors import def_of, value
 
