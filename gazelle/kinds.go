@@ -99,17 +99,15 @@ func apparentRepo(moduleToApparentName func(string) string) string {
 // clientTarget is what Gazelle writes for one client target of chobo:
 // the target's name is <book>_<short>_client; what else its rule takes
 // is its language's (clientLanguages). Each language's gazelle package
-// lists its targets (gazelle/registry), and they join clientTargets as
-// the package starts; a test in chobo/target holds them to the
-// compiler's registry of targets, which Gazelle may not link.
+// lists its targets (gazelle/registry), which make clientTargets; a test
+// in chobo/target holds them to the compiler's registry of targets,
+// which Gazelle may not link.
 type clientTarget struct {
 	short string
 	// language is the one of the registry; its row in clientLanguages
 	// says what Gazelle writes for it and how programs find the client.
 	language string
 }
-
-var clientTargets = map[string]clientTarget{}
 
 // defaultClient is the target of a chobo_client that names none, which
 // the registry of languages gives (registry.DefaultClient).

@@ -40,19 +40,20 @@ type clientLanguage struct {
 	builtin func(c *config.Config, imp string) []resolve.FindResult
 }
 
-// clientLanguages has a row per language of clientTargets; a test holds
-// the two together.
-var clientLanguages = map[string]clientLanguage{}
+// clientTargets and clientLanguages are the client targets and the rows
+// of the languages of the registry, whose rows are data of their own
+// packages; a test holds the two together.
+var clientTargets, clientLanguages = fromRegistry()
 
-// The languages join clientTargets and clientLanguages as the package
-// starts: their rows are data of their own packages.
-func init() {
+func fromRegistry() (map[string]clientTarget, map[string]clientLanguage) {
+	targets, langs := map[string]clientTarget{}, map[string]clientLanguage{}
 	for _, l := range registry.Folders {
 		for name, short := range l.Targets {
-			clientTargets[name] = clientTarget{short: short, language: l.Name}
+			targets[name] = clientTarget{short: short, language: l.Name}
 		}
-		clientLanguages[l.Name] = folded(l)
+		langs[l.Name] = folded(l)
 	}
+	return targets, langs
 }
 
 // folded is the row of a language of lang/.
