@@ -37,24 +37,14 @@ FOLDERS = [
 #   name, targets = for a language of FOLDERS: its key here, and its
 #     entries of TARGETS.
 # )
-LANGUAGES = {}
+LANGUAGES = {lang.name: lang for lang in FOLDERS}
 
 # chobo client target -> what it writes. The registry of targets in
 # chobo/target is the source of truth; a test there fails when this table
 # disagrees with it. `files` are relative to the package directory chobo
 # creates under --out; `deps` are what those files import, as labels
 # resolved in chobo's own module (so users need not name them).
-TARGETS = {}
-
-def _add_folders():
-    # Each language of FOLDERS as the entry of LANGUAGES it is, and its
-    # targets in TARGETS. A function, since a file's top level may not
-    # loop; it runs once, as the file is loaded.
-    for lang in FOLDERS:
-        LANGUAGES[lang.name] = lang
-        TARGETS.update(lang.targets)
-
-_add_folders()
+TARGETS = {name: spec for lang in FOLDERS for name, spec in lang.targets.items()}
 
 def _edits(a, b):
     # Letters to add, drop, change or swap with a neighbour to turn a into
