@@ -33,6 +33,9 @@
 //
 //	go run ./tests/pgbench [-calls 5000] [-reps 3] [-batch 64] [-shapes move,outside,hold] [-unnamed] [-stats]
 //
+// -after and -after-file run SQL of an experiment once the book is loaded
+// (a function replaced, an index dropped), to price one part of a call.
+//
 // The machine is shared: the rates move with what else runs, the CPU
 // columns (the server processes' own time per operation) much less;
 // read the ratios, and more repetitions (-reps 9 -calls 2000) where
@@ -121,6 +124,12 @@ func main() {
 	sysList := flag.String("systems", strings.Join(systems, ","), "systems to run (for a profile of one; the ratios need all three)")
 	pidFile := flag.String("pidfile", "", "write the server process ids of the connections here, then wait 2 s (to attach perf)")
 	dropCheck := flag.Bool("drop-check", false, "an experiment: drop the check of the accounts table after the load, to see what it costs a call")
+	flag.Func("after", "an experiment: a statement to run after the load (repeatable)", func(v string) error { afterLoad = append(afterLoad, v); return nil })
+	flag.Func("after-file", "an experiment: a file of SQL to run after the load (repeatable)", func(v string) error {
+		b, err := os.ReadFile(v)
+		afterLoad = append(afterLoad, string(b))
+		return err
+	})
 	flag.BoolVar(&unnamed, "unnamed", false, "send every statement unnamed, parsed at each call, as the client runtimes do, instead of prepared once per connection")
 	flag.Parse()
 	systems = strings.Split(*sysList, ",")

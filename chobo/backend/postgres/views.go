@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -116,6 +117,8 @@ type fastView struct {
 	// update locks anything (the first update finds its own row or does
 	// nothing, so asking for both rows asked one twice).
 	Other string
+	// Entries is the SELECT of the move's two entries (fastEntries).
+	Entries string
 }
 
 // fastShard is the conditional update of that shard: what it sets, and
@@ -519,7 +522,12 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 		v.Envelope = envelopeSet(v.Bounded)
 	}
 	if len(v.Moves) == 1 && len(v.Bounded) > 0 {
+		at := "v_at"
+		if v.Hold {
+			at = "v_now"
+		}
 		v.Fast = newFast(v.Moves[0], v.Hold)
+		v.Fast.Entries = fastEntries(v.function, v.Fast, v.Entries, at)
 	}
 	if v.Hold {
 		v.Deadline = "null::timestamptz"
@@ -598,6 +606,51 @@ func newFast(st moveStep, hold bool) *fastView {
 		f.Conds = append(f.Conds, c)
 	}
 	return f
+}
+
+// fastEntries is the SELECT of the two entries of a fast path's move,
+// written once its bounded rows changed: each bounded row's from the row
+// its update returned, with the number and the balance the update left;
+// an account without bounds numbered from entry_order, with no balance.
+// The second bounded row changes only after the first did, so its rows
+// are both rows' condition. Each entry is selected from the CTE that
+// holds its row rather than joined to a list of the call's entries: the
+// join and the count it waited for cost a call more than the two rows'
+// writing. All are dated at, one time for the call.
+func fastEntries(fn function, f *fastView, e entryArrays, at string) string {
+	head := fmt.Sprintf("select p_tenant, %%s, %%s, %s, %s, v_key, %%s, %%s, %%s, %%s, %%s, %s", fn.Kind, fn.Op, at)
+	// pick is the value of entry 1 or 2 of the move for the row r: a
+	// case on the row's id where the row may be either side
+	pick := func(two bool, first, second string) string {
+		if !two || first == second {
+			return first
+		}
+		return fmt.Sprintf("case when r.id = %s then %s else %s end", e.Accounts[0], first, second)
+	}
+	var parts []string
+	if len(f.Rows) == 2 {
+		for i, row := range f.Rows {
+			part := fmt.Sprintf(head, "r.id", "r.entry_seq", pick(true, "1", "2"), pick(true, e.Posted[0], e.Posted[1]),
+				pick(true, e.HeldIn[0], e.HeldIn[1]), pick(true, e.HeldOut[0], e.HeldOut[1]), "r.posted, r.held_in, r.held_out") +
+				"\n      from " + row.Name + " r"
+			if i == 0 {
+				part += "\n     where exists (select 1 from " + f.Rows[1].Name + ")"
+			}
+			parts = append(parts, part)
+		}
+		return strings.Join(parts, "\n    union all\n    ")
+	}
+	for i, acc := range e.Accounts {
+		n := strconv.Itoa(i + 1)
+		if f.Shard != nil && acc == f.Shard.Var {
+			parts = append(parts, fmt.Sprintf(head, acc, "nextval("+Lit(fn.S+".entry_order")+"::regclass)", n, e.Posted[i], e.HeldIn[i], e.HeldOut[i],
+				"null, null, null")+"\n     where exists (select 1 from b1)")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf(head, "r.id", "r.entry_seq", n, e.Posted[i], e.HeldIn[i], e.HeldOut[i],
+			"r.posted, r.held_in, r.held_out")+"\n      from b1 r")
+	}
+	return strings.Join(parts, "\n    union all\n    ")
 }
 
 // envelopeSet is the SET of the stored bounds of the rows, lower and

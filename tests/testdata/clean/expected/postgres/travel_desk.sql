@@ -732,6 +732,7 @@ create or replace function "travel_desk"."top_up_do"(p_tenant text, "p_receipt" 
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_receipt"]::text[];
   v_content text := json_build_array("p_receipt", "p_member", "p_amount")::text;
   v_definition constant text := 'a7b48e2805351f0f';
@@ -819,16 +820,14 @@ begin
        and exists (select 1 from b1) and "p_amount" <> 0 and s.posted - "p_amount" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "travel_desk".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"travel_desk".entry_order'::regclass)), 'top_up', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_amount")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_amount")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"travel_desk".entry_order'::regclass), 'top_up', 'do', v_key, 1, -"p_amount", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'top_up', 'do', v_key, 2, "p_amount", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -937,6 +936,7 @@ create or replace function "travel_desk"."open_tour_day_do"(p_tenant text, "p_to
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_tour", "p_day"]::text[];
   v_content text := json_build_array("p_tour", "p_day", "p_capacity")::text;
   v_definition constant text := '20639dccc581a26b';
@@ -1024,16 +1024,14 @@ begin
        and exists (select 1 from b1) and "p_capacity" <> 0 and s.posted - "p_capacity" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "travel_desk".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"travel_desk".entry_order'::regclass)), 'open_tour_day', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_capacity")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_capacity")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"travel_desk".entry_order'::regclass), 'open_tour_day', 'do', v_key, 1, -"p_capacity", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'open_tour_day', 'do', v_key, 2, "p_capacity", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -1773,16 +1771,14 @@ begin
        and exists (select 1 from b1) and "p_count" <> 0 and s.held_in + "p_count" <= s.held_in_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "travel_desk".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"travel_desk".entry_order'::regclass)), 'group_hold', 'hold',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_count")::bigint), (2, v_account_2, (0)::bigint, ("p_count")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, 'group_hold', 'hold', v_key, 1, 0, 0, "p_count", r.posted, r.held_in, r.held_out, v_now
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"travel_desk".entry_order'::regclass), 'group_hold', 'hold', v_key, 2, 0, "p_count", 0, null, null, null, v_now
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -2215,6 +2211,7 @@ create or replace function "travel_desk"."pay_operator_do"(p_tenant text, "p_sta
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_statement"]::text[];
   v_content text := json_build_array("p_statement", "p_amount")::text;
   v_definition constant text := '9f1d765509391289';
@@ -2298,16 +2295,14 @@ begin
        and exists (select 1 from b1) and "p_amount" <> 0 and s.posted + "p_amount" <= s.posted_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "travel_desk".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"travel_desk".entry_order'::regclass)), 'pay_operator', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_amount")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_amount")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, 'pay_operator', 'do', v_key, 1, -"p_amount", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"travel_desk".entry_order'::regclass), 'pay_operator', 'do', v_key, 2, "p_amount", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;

@@ -732,6 +732,7 @@ create or replace function "旅行の窓口"."チャージ_do"(p_tenant text, "p
 returns "旅行の窓口".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_受付番号"]::text[];
   v_content text := json_build_array("p_受付番号", "p_会員", "p_額")::text;
   v_definition constant text := 'd5a13641066c80ce';
@@ -819,16 +820,14 @@ begin
        and exists (select 1 from b1) and "p_額" <> 0 and s.posted - "p_額" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "旅行の窓口".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"旅行の窓口".entry_order'::regclass)), 'チャージ', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_額")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_額")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"旅行の窓口".entry_order'::regclass), 'チャージ', 'do', v_key, 1, -"p_額", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'チャージ', 'do', v_key, 2, "p_額", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -937,6 +936,7 @@ create or replace function "旅行の窓口"."催行日の設定_do"(p_tenant te
 returns "旅行の窓口".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_ツアー", "p_day"]::text[];
   v_content text := json_build_array("p_ツアー", "p_day", "p_定員")::text;
   v_definition constant text := '5ee4601e6518b33a';
@@ -1024,16 +1024,14 @@ begin
        and exists (select 1 from b1) and "p_定員" <> 0 and s.posted - "p_定員" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "旅行の窓口".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"旅行の窓口".entry_order'::regclass)), '催行日の設定', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_定員")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_定員")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"旅行の窓口".entry_order'::regclass), '催行日の設定', 'do', v_key, 1, -"p_定員", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, '催行日の設定', 'do', v_key, 2, "p_定員", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -1773,16 +1771,14 @@ begin
        and exists (select 1 from b1) and "p_席数" <> 0 and s.held_in + "p_席数" <= s.held_in_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "旅行の窓口".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"旅行の窓口".entry_order'::regclass)), '団体の仮押さえ', 'hold',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_席数")::bigint), (2, v_account_2, (0)::bigint, ("p_席数")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, '団体の仮押さえ', 'hold', v_key, 1, 0, 0, "p_席数", r.posted, r.held_in, r.held_out, v_now
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"旅行の窓口".entry_order'::regclass), '団体の仮押さえ', 'hold', v_key, 2, 0, "p_席数", 0, null, null, null, v_now
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -2215,6 +2211,7 @@ create or replace function "旅行の窓口"."催行会社への支払_do"(p_ten
 returns "旅行の窓口".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_明細"]::text[];
   v_content text := json_build_array("p_明細", "p_額")::text;
   v_definition constant text := 'abb130ce78180d18';
@@ -2298,16 +2295,14 @@ begin
        and exists (select 1 from b1) and "p_額" <> 0 and s.posted + "p_額" <= s.posted_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "旅行の窓口".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"旅行の窓口".entry_order'::regclass)), '催行会社への支払', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_額")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_額")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, '催行会社への支払', 'do', v_key, 1, -"p_額", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"旅行の窓口".entry_order'::regclass), '催行会社への支払', 'do', v_key, 2, "p_額", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;

@@ -809,16 +809,14 @@ begin
        and exists (select 1 from b1) and "p_amount" <> 0 and s.held_in + "p_amount" <= s.held_in_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "credit".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"credit".entry_order'::regclass)), 'authorize', 'hold',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_amount")::bigint), (2, v_account_2, (0)::bigint, ("p_amount")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, 'authorize', 'hold', v_key, 1, 0, 0, "p_amount", r.posted, r.held_in, r.held_out, v_now
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"credit".entry_order'::regclass), 'authorize', 'hold', v_key, 2, 0, "p_amount", 0, null, null, null, v_now
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -1227,6 +1225,7 @@ create or replace function "credit"."repay_do"(p_tenant text, "p_payment" text, 
 returns "credit".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_payment"]::text[];
   v_content text := json_build_array("p_payment", "p_member", "p_amount")::text;
   v_definition constant text := '6f51eb11d491cc03';
@@ -1314,16 +1313,14 @@ begin
        and exists (select 1 from b1) and "p_amount" <> 0 and s.posted - "p_amount" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "credit".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"credit".entry_order'::regclass)), 'repay', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_amount")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_amount")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"credit".entry_order'::regclass), 'repay', 'do', v_key, 1, -"p_amount", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'repay', 'do', v_key, 2, "p_amount", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;

@@ -712,6 +712,7 @@ create or replace function "pairs"."give_do"(p_tenant text, "p_ref" text, "p_ord
 returns "pairs".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_ref", "p_orderNo"]::text[];
   v_content text := json_build_array("p_ref", "p_order_no", "p_orderNo")::text;
   v_definition constant text := '79c0d82ba1ceccf8';
@@ -795,16 +796,14 @@ begin
        and exists (select 1 from b1) and 1::bigint <> 0 and s.posted - 1::bigint >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "pairs".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"pairs".entry_order'::regclass)), 'give', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-1::bigint)::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, (1::bigint)::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"pairs".entry_order'::regclass), 'give', 'do', v_key, 1, -1::bigint, 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'give', 'do', v_key, 2, 1::bigint, 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -906,6 +905,7 @@ create or replace function "pairs"."take_do"(p_tenant text, "p_ref" text, "p_mem
 returns "pairs".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_ref"]::text[];
   v_content text := json_build_array("p_ref", "p_member", "p_n")::text;
   v_definition constant text := '3da7e5ccf5db6592';
@@ -993,16 +993,14 @@ begin
        and exists (select 1 from b1) and "p_n" <> 0 and s.posted + "p_n" <= s.posted_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "pairs".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"pairs".entry_order'::regclass)), 'take', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_n")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_n")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, 'take', 'do', v_key, 1, -"p_n", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"pairs".entry_order'::regclass), 'take', 'do', v_key, 2, "p_n", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;

@@ -720,6 +720,7 @@ create or replace function "在庫管理"."入荷_do"(p_tenant text, "p_納品�
 returns "在庫管理".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_納品書", "p_sku"]::text[];
   v_content text := json_build_array("p_納品書", "p_sku", "p_数")::text;
   v_definition constant text := '35a1815656b72420';
@@ -807,16 +808,14 @@ begin
        and exists (select 1 from b1) and "p_数" <> 0 and s.posted - "p_数" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "在庫管理".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"在庫管理".entry_order'::regclass)), '入荷', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_数")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_数")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"在庫管理".entry_order'::regclass), '入荷', 'do', v_key, 1, -"p_数", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, '入荷', 'do', v_key, 2, "p_数", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -1008,16 +1007,14 @@ begin
        and exists (select 1 from b1) and "p_数" <> 0 and s.held_in + "p_数" <= s.held_in_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "在庫管理".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"在庫管理".entry_order'::regclass)), '引当', 'hold',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_数")::bigint), (2, v_account_2, (0)::bigint, ("p_数")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, '引当', 'hold', v_key, 1, 0, 0, "p_数", r.posted, r.held_in, r.held_out, v_now
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"在庫管理".entry_order'::regclass), '引当', 'hold', v_key, 2, 0, "p_数", 0, null, null, null, v_now
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -1438,6 +1435,7 @@ create or replace function "在庫管理"."返品_do"(p_tenant text, "p_返品�
 returns "在庫管理".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_返品伝票", "p_sku"]::text[];
   v_content text := json_build_array("p_返品伝票", "p_sku", "p_数")::text;
   v_definition constant text := 'ef65d50c8cd1dc0b';
@@ -1525,16 +1523,14 @@ begin
        and exists (select 1 from b1) and "p_数" <> 0 and s.posted - "p_数" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "在庫管理".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"在庫管理".entry_order'::regclass)), '返品', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_数")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_数")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"在庫管理".entry_order'::regclass), '返品', 'do', v_key, 1, -"p_数", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, '返品', 'do', v_key, 2, "p_数", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;

@@ -712,6 +712,7 @@ create or replace function "gift"."load_do"(p_tenant text, "p_ref" text, "p_memb
 returns "gift".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_ref"]::text[];
   v_content text := json_build_array("p_ref", "p_member", "p_n")::text;
   v_definition constant text := '27bc746f8a0fc5ac';
@@ -799,16 +800,14 @@ begin
        and exists (select 1 from b1) and "p_n" <> 0 and s.posted - "p_n" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "gift".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"gift".entry_order'::regclass)), 'load', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_n")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_n")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"gift".entry_order'::regclass), 'load', 'do', v_key, 1, -"p_n", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'load', 'do', v_key, 2, "p_n", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -910,6 +909,7 @@ create or replace function "gift"."spend_do"(p_tenant text, "p_ref" text, "p_mem
 returns "gift".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_ref"]::text[];
   v_content text := json_build_array("p_ref", "p_member", "p_n")::text;
   v_definition constant text := 'db096a378af3fd17';
@@ -997,16 +997,14 @@ begin
        and exists (select 1 from b1) and "p_n" <> 0 and s.posted + "p_n" <= s.posted_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "gift".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"gift".entry_order'::regclass)), 'spend', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_n")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_n")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, 'spend', 'do', v_key, 1, -"p_n", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"gift".entry_order'::regclass), 'spend', 'do', v_key, 2, "p_n", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;

@@ -816,16 +816,14 @@ begin
        and exists (select 1 from b1) and "p_点数" <> 0 and s.held_out + "p_点数" <= s.held_out_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "ポイント".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"ポイント".entry_order'::regclass)), '付与', 'hold',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_点数")::bigint), (2, v_account_2, (0)::bigint, ("p_点数")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"ポイント".entry_order'::regclass), '付与', 'hold', v_key, 1, 0, 0, "p_点数", null, null, null, v_now
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, '付与', 'hold', v_key, 2, 0, "p_点数", 0, r.posted, r.held_in, r.held_out, v_now
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -1324,16 +1322,14 @@ begin
        and exists (select 1 from b1) and "p_点数" <> 0 and s.held_in + "p_点数" <= s.held_in_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "ポイント".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"ポイント".entry_order'::regclass)), '利用', 'hold',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_点数")::bigint), (2, v_account_2, (0)::bigint, ("p_点数")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, '利用', 'hold', v_key, 1, 0, 0, "p_点数", r.posted, r.held_in, r.held_out, v_now
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"ポイント".entry_order'::regclass), '利用', 'hold', v_key, 2, 0, "p_点数", 0, null, null, null, v_now
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -1742,6 +1738,7 @@ create or replace function "ポイント"."失効_do"(p_tenant text, "p_処理" 
 returns "ポイント".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_処理", "p_会員"]::text[];
   v_content text := json_build_array("p_処理", "p_会員", "p_点数")::text;
   v_definition constant text := '65a7e254789c1890';
@@ -1829,16 +1826,14 @@ begin
        and exists (select 1 from b1) and "p_点数" <> 0 and s.posted + "p_点数" <= s.posted_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "ポイント".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"ポイント".entry_order'::regclass)), '失効', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_点数")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_点数")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, '失効', 'do', v_key, 1, -"p_点数", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"ポイント".entry_order'::regclass), '失効', 'do', v_key, 2, "p_点数", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;

@@ -894,6 +894,7 @@ create or replace function "retry_after_refusal"."restock_spare_do"(p_tenant tex
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_delivery"]::text[];
   v_content text := json_build_array("p_delivery", "p_qty")::text;
   v_definition constant text := '93b60c26c53ad363';
@@ -977,16 +978,14 @@ begin
        and exists (select 1 from b1) and "p_qty" <> 0 and s.posted - "p_qty" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "retry_after_refusal".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"retry_after_refusal".entry_order'::regclass)), 'restock_spare', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_qty")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_qty")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"retry_after_refusal".entry_order'::regclass), 'restock_spare', 'do', v_key, 1, -"p_qty", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'restock_spare', 'do', v_key, 2, "p_qty", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -2438,6 +2437,7 @@ create or replace function "retry_after_refusal"."clear_bin_do"(p_tenant text, "
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket"]::text[];
   v_content text := json_build_array("p_ticket", "p_sku", "p_qty")::text;
   v_definition constant text := 'caa50eadfea67131';
@@ -2525,16 +2525,14 @@ begin
        and exists (select 1 from b1) and "p_qty" <> 0 and s.posted + "p_qty" <= s.posted_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "retry_after_refusal".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"retry_after_refusal".entry_order'::regclass)), 'clear_bin', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_qty")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_qty")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, 'clear_bin', 'do', v_key, 1, -"p_qty", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"retry_after_refusal".entry_order'::regclass), 'clear_bin', 'do', v_key, 2, "p_qty", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;

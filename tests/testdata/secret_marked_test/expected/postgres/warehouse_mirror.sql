@@ -713,6 +713,7 @@ create or replace function "warehouse_mirror"."receive_do"(p_tenant text, "p_del
 returns "warehouse_mirror".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_delivery", "p_sku"]::text[];
   v_content text := json_build_array("p_delivery", "p_sku", "p_qty")::text;
   v_definition constant text := '1423e88a064105f5';
@@ -800,16 +801,14 @@ begin
        and exists (select 1 from b1) and "p_qty" <> 0 and s.posted - "p_qty" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "warehouse_mirror".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"warehouse_mirror".entry_order'::regclass)), 'receive', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_qty")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_qty")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"warehouse_mirror".entry_order'::regclass), 'receive', 'do', v_key, 1, -"p_qty", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'receive', 'do', v_key, 2, "p_qty", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -911,6 +910,7 @@ create or replace function "warehouse_mirror"."ship_do"(p_tenant text, "p_order"
 returns "warehouse_mirror".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_order", "p_sku"]::text[];
   v_content text := json_build_array("p_order", "p_sku", "p_qty")::text;
   v_definition constant text := '726cf4f266c8a365';
@@ -998,16 +998,14 @@ begin
        and exists (select 1 from b1) and "p_qty" <> 0 and s.posted + "p_qty" <= s.posted_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "warehouse_mirror".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"warehouse_mirror".entry_order'::regclass)), 'ship', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_qty")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_qty")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, 'ship', 'do', v_key, 1, -"p_qty", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"warehouse_mirror".entry_order'::regclass), 'ship', 'do', v_key, 2, "p_qty", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;

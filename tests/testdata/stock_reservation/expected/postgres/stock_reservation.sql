@@ -720,6 +720,7 @@ create or replace function "stock_reservation"."restock_do"(p_tenant text, "p_de
 returns "stock_reservation".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_delivery", "p_sku"]::text[];
   v_content text := json_build_array("p_delivery", "p_sku", "p_qty")::text;
   v_definition constant text := '93f343047a041c1e';
@@ -807,16 +808,14 @@ begin
        and exists (select 1 from b1) and "p_qty" <> 0 and s.posted - "p_qty" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "stock_reservation".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"stock_reservation".entry_order'::regclass)), 'restock', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_qty")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_qty")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"stock_reservation".entry_order'::regclass), 'restock', 'do', v_key, 1, -"p_qty", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'restock', 'do', v_key, 2, "p_qty", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -1008,16 +1007,14 @@ begin
        and exists (select 1 from b1) and "p_qty" <> 0 and s.held_in + "p_qty" <= s.held_in_hi
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "stock_reservation".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"stock_reservation".entry_order'::regclass)), 'reserve_stock', 'hold',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_qty")::bigint), (2, v_account_2, (0)::bigint, ("p_qty")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, r.id, r.entry_seq, 'reserve_stock', 'hold', v_key, 1, 0, 0, "p_qty", r.posted, r.held_in, r.held_out, v_now
+      from b1 r
+    union all
+    select p_tenant, v_account_2, nextval('"stock_reservation".entry_order'::regclass), 'reserve_stock', 'hold', v_key, 2, 0, "p_qty", 0, null, null, null, v_now
+     where exists (select 1 from b1)
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -1438,6 +1435,7 @@ create or replace function "stock_reservation"."give_back_do"(p_tenant text, "p_
 returns "stock_reservation".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_return_slip", "p_sku"]::text[];
   v_content text := json_build_array("p_return_slip", "p_sku", "p_qty")::text;
   v_definition constant text := '9363d7fa58605402';
@@ -1525,16 +1523,14 @@ begin
        and exists (select 1 from b1) and "p_qty" <> 0 and s.posted - "p_qty" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "stock_reservation".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"stock_reservation".entry_order'::regclass)), 'give_back', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_qty")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_qty")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"stock_reservation".entry_order'::regclass), 'give_back', 'do', v_key, 1, -"p_qty", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'give_back', 'do', v_key, 2, "p_qty", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;

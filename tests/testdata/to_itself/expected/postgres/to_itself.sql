@@ -719,6 +719,7 @@ create or replace function "to_itself"."stock_in_do"(p_tenant text, "p_delivery"
 returns "to_itself".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_delivery"]::text[];
   v_content text := json_build_array("p_delivery", "p_place", "p_qty")::text;
   v_definition constant text := '7527720cd4253ebb';
@@ -806,16 +807,14 @@ begin
        and exists (select 1 from b1) and "p_qty" <> 0 and s.posted - "p_qty" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "to_itself".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"to_itself".entry_order'::regclass)), 'stock_in', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_qty")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_qty")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"to_itself".entry_order'::regclass), 'stock_in', 'do', v_key, 1, -"p_qty", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'stock_in', 'do', v_key, 2, "p_qty", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -924,6 +923,7 @@ create or replace function "to_itself"."relocate_do"(p_tenant text, "p_slip" tex
 returns "to_itself".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_slip"]::text[];
   v_content text := json_build_array("p_slip", "p_source", "p_target", "p_qty")::text;
   v_definition constant text := '2d92cc9e5b6e5ce3';
@@ -1018,16 +1018,15 @@ begin
        and (a.id <> v_account_2 or ((a.lower_bound is not null or a.upper_bound is not null) and a.posted::numeric + a.held_in + "p_qty" <= 100))
     returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "to_itself".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"to_itself".entry_order'::regclass)), 'relocate', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_qty")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_qty")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1 union all select * from b2) r on r.id = x.account
-     where (select count(*) from b1) + (select count(*) from b2) = 2
-    returning 1
+    select p_tenant, r.id, r.entry_seq, 'relocate', 'do', v_key, case when r.id = v_account_1 then 1 else 2 end, case when r.id = v_account_1 then -"p_qty" else "p_qty" end, 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
+     where exists (select 1 from b2)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'relocate', 'do', v_key, case when r.id = v_account_1 then 1 else 2 end, case when r.id = v_account_1 then -"p_qty" else "p_qty" end, 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b2 r
   )
   select exists (select 1 from k), (select count(*) from b1) + (select count(*) from b2)
     into v_keyed, v_moved;
@@ -1225,16 +1224,15 @@ begin
        and (a.id <> v_account_2 or ((a.lower_bound is not null or a.upper_bound is not null) and a.posted::numeric + a.held_in + "p_qty" <= 100))
     returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "to_itself".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"to_itself".entry_order'::regclass)), 'set_aside', 'hold',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_qty")::bigint), (2, v_account_2, (0)::bigint, ("p_qty")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1 union all select * from b2) r on r.id = x.account
-     where (select count(*) from b1) + (select count(*) from b2) = 2
-    returning 1
+    select p_tenant, r.id, r.entry_seq, 'set_aside', 'hold', v_key, case when r.id = v_account_1 then 1 else 2 end, 0, case when r.id = v_account_1 then 0 else "p_qty" end, case when r.id = v_account_1 then "p_qty" else 0 end, r.posted, r.held_in, r.held_out, v_now
+      from b1 r
+     where exists (select 1 from b2)
+    union all
+    select p_tenant, r.id, r.entry_seq, 'set_aside', 'hold', v_key, case when r.id = v_account_1 then 1 else 2 end, 0, case when r.id = v_account_1 then 0 else "p_qty" end, case when r.id = v_account_1 then "p_qty" else 0 end, r.posted, r.held_in, r.held_out, v_now
+      from b2 r
   )
   select exists (select 1 from k), (select count(*) from b1) + (select count(*) from b2)
     into v_keyed, v_moved;

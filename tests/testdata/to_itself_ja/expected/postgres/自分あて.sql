@@ -719,6 +719,7 @@ create or replace function "自分あて"."入荷_do"(p_tenant text, "p_納品�
 returns "自分あて".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_納品書"]::text[];
   v_content text := json_build_array("p_納品書", "p_場所", "p_数")::text;
   v_definition constant text := '26511cdd82c7462a';
@@ -806,16 +807,14 @@ begin
        and exists (select 1 from b1) and "p_数" <> 0 and s.posted - "p_数" >= s.posted_lo
     returning 1
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "自分あて".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"自分あて".entry_order'::regclass)), '入荷', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_数")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_数")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1) r on r.id = x.account
-     where (select count(*) from b1) = 1
-    returning 1
+    select p_tenant, v_account_1, nextval('"自分あて".entry_order'::regclass), '入荷', 'do', v_key, 1, -"p_数", 0, 0, null, null, null, v_at
+     where exists (select 1 from b1)
+    union all
+    select p_tenant, r.id, r.entry_seq, '入荷', 'do', v_key, 2, "p_数", 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
     into v_keyed, v_moved, v_sharded;
@@ -924,6 +923,7 @@ create or replace function "自分あて"."移し替え_do"(p_tenant text, "p_�
 returns "自分あて".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
+  v_at timestamptz := clock_timestamp();
   v_key text[] := array["p_伝票"]::text[];
   v_content text := json_build_array("p_伝票", "p_元", "p_先", "p_数")::text;
   v_definition constant text := '575777c2a045cfb9';
@@ -1018,16 +1018,15 @@ begin
        and (a.id <> v_account_2 or ((a.lower_bound is not null or a.upper_bound is not null) and a.posted::numeric + a.held_in + "p_数" <= 100))
     returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "自分あて".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"自分あて".entry_order'::regclass)), '移し替え', 'do',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (-"p_数")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_数")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1 union all select * from b2) r on r.id = x.account
-     where (select count(*) from b1) + (select count(*) from b2) = 2
-    returning 1
+    select p_tenant, r.id, r.entry_seq, '移し替え', 'do', v_key, case when r.id = v_account_1 then 1 else 2 end, case when r.id = v_account_1 then -"p_数" else "p_数" end, 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b1 r
+     where exists (select 1 from b2)
+    union all
+    select p_tenant, r.id, r.entry_seq, '移し替え', 'do', v_key, case when r.id = v_account_1 then 1 else 2 end, case when r.id = v_account_1 then -"p_数" else "p_数" end, 0, 0, r.posted, r.held_in, r.held_out, v_at
+      from b2 r
   )
   select exists (select 1 from k), (select count(*) from b1) + (select count(*) from b2)
     into v_keyed, v_moved;
@@ -1225,16 +1224,15 @@ begin
        and (a.id <> v_account_2 or ((a.lower_bound is not null or a.upper_bound is not null) and a.posted::numeric + a.held_in + "p_数" <= 100))
     returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), e as (
-    -- and when every bounded row changed, the move's two entries, each
-    -- bounded row's with the number and the balance the update left
+    -- and when every bounded row changed, the move's two entries
     insert into "自分あて".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"自分あて".entry_order'::regclass)), '取り置き', 'hold',
-           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_数")::bigint), (2, v_account_2, (0)::bigint, ("p_数")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join (select * from b1 union all select * from b2) r on r.id = x.account
-     where (select count(*) from b1) + (select count(*) from b2) = 2
-    returning 1
+    select p_tenant, r.id, r.entry_seq, '取り置き', 'hold', v_key, case when r.id = v_account_1 then 1 else 2 end, 0, case when r.id = v_account_1 then 0 else "p_数" end, case when r.id = v_account_1 then "p_数" else 0 end, r.posted, r.held_in, r.held_out, v_now
+      from b1 r
+     where exists (select 1 from b2)
+    union all
+    select p_tenant, r.id, r.entry_seq, '取り置き', 'hold', v_key, case when r.id = v_account_1 then 1 else 2 end, 0, case when r.id = v_account_1 then 0 else "p_数" end, case when r.id = v_account_1 then "p_数" else 0 end, r.posted, r.held_in, r.held_out, v_now
+      from b2 r
   )
   select exists (select 1 from k), (select count(*) from b1) + (select count(*) from b2)
     into v_keyed, v_moved;
