@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs what chobo's build and tests need on a fresh Debian machine.
+# Installs what chobo's build and tests need on a fresh Debian machine:
+# the shared tools here, and what a single client language needs by that
+# language's own lang/<language>/setup.sh, which this runs.
 # Safe to run again: each step checks first and skips what is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -127,12 +129,9 @@ if [ -n "${CHOBO_PG_VERSION:-}" ]; then
   echo "setup: pinned PostgreSQL $("$pg_dest/native/bin/postgres" --version | awk '{print $3}') in $pg_dest/native/bin"
 fi
 
-# BuildGrid, pinned, the remote cache server of tests/remote_cache.sh: from
-# PyPI with pip, into a virtualenv of its own in a cache outside the
-# repository (keep the path in step with tests/remote_cache.sh). 0.4.4 is
-# the newest release that runs on Python 3.11.
-# Python 3.11 or newer: the Python runtime's unit tests (lang/python/runtime)
-# run on it, and BuildGrid below is installed with it.
+# Python 3.11 or newer: BuildGrid below is installed with it, and the Python
+# runtime's unit tests (lang/python/runtime, whose setup.sh runs below) run
+# on it.
 if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
@@ -144,30 +143,10 @@ if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>
   }
 fi
 echo "setup: $(python3 --version)"
-# The Python runtime's checks (mypy), psycopg and the tigerbeetle package, pinned in its requirements-dev.txt,
-# in a virtual environment beside it, as npm ci fills node_modules below.
-py_dir=lang/python/runtime
-# A checkout made before the runtime lived in lang/python/runtime has its
-# environment at runtime/python/.venv, which git no longer ignores; an
-# environment cannot be moved (its scripts name their own path), so that
-# one goes and the one below is made in its place.
-if [ -d runtime/python/.venv ] && [ ! -e runtime/python/pyproject.toml ]; then
-  echo "setup: removing runtime/python/.venv (the environment is $py_dir/.venv now)"
-  rm -rf runtime/python/.venv
-  rmdir runtime/python 2>/dev/null || true
-fi
-if ! cmp -s "$py_dir/requirements-dev.txt" "$py_dir/.venv/requirements-dev.txt.installed" 2>/dev/null; then
-  echo "setup: pip install -r $py_dir/requirements-dev.txt into $py_dir/.venv"
-  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-  fi
-  rm -rf "$py_dir/.venv"
-  python3 -m venv "$py_dir/.venv"
-  "$py_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$py_dir/requirements-dev.txt"
-  cp "$py_dir/requirements-dev.txt" "$py_dir/.venv/requirements-dev.txt.installed"
-fi
-echo "setup: $("$py_dir/.venv/bin/mypy" --version)"
+# BuildGrid, pinned, the remote cache server of tests/remote_cache.sh: from
+# PyPI with pip, into a virtualenv of its own in a cache outside the
+# repository (keep the path in step with tests/remote_cache.sh). 0.4.4 is
+# the newest release that runs on Python 3.11.
 buildgrid_version=0.4.4
 if [ -n "${CHOBO_BUILDGRID_VENV:-}" ]; then
   bg_venv=$CHOBO_BUILDGRID_VENV
@@ -195,14 +174,12 @@ echo "setup: BuildGrid $buildgrid_version in $bg_venv"
 # and where it goes): built with `go install`, since Debian has no package.
 bash tests/buildifier_check.sh --install
 
-# Node and the TypeScript runtime's packages, pinned in
-# lang/typescript/runtime/package-lock.json (TypeScript, pg,
-# tigerbeetle-node and their types): for the runtime's unit tests and the
-# TypeScript clients' conformance tests. Node from Debian when there is none; npm ci installs
-# exactly the lock file, and only when it changed since the last install.
+# Node and npm from Debian when there are none: the browser tests below run
+# on Node, and so does what a language's setup.sh may install with npm
+# (lang/typescript's runtime packages).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   if [ "$(id -u)" != 0 ]; then
-    echo "setup: no node or npm and not root: the TypeScript tests will be skipped"
+    echo "setup: no node or npm and not root: the tests that run on Node will be skipped"
   else
     echo "setup: installing Node and npm from Debian"
     export DEBIAN_FRONTEND=noninteractive
@@ -212,23 +189,14 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     fi
   fi
 fi
-if command -v npm >/dev/null 2>&1; then
-  ts_dir=lang/typescript/runtime
-  # A checkout made before the runtime lived in lang/typescript/runtime
-  # has its packages at runtime/typescript/node_modules, which git no
-  # longer ignores: they go, and npm ci fills the new place.
-  if [ -d runtime/typescript/node_modules ] && [ ! -e runtime/typescript/package.json ]; then
-    echo "setup: removing runtime/typescript/node_modules (the packages are in $ts_dir/node_modules now)"
-    rm -rf runtime/typescript/node_modules runtime/typescript/dist
-    rmdir runtime/typescript 2>/dev/null || true
-  fi
-  if ! cmp -s "$ts_dir/package-lock.json" "$ts_dir/node_modules/.package-lock.json.installed" 2>/dev/null; then
-    echo "setup: npm ci in $ts_dir"
-    (cd "$ts_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-    cp "$ts_dir/package-lock.json" "$ts_dir/node_modules/.package-lock.json.installed"
-  fi
-  echo "setup: node $(node --version), TypeScript $("$ts_dir/node_modules/.bin/tsc" --version | awk '{print $2}')"
-fi
+
+# What one client language alone needs (its runtime's packages, its
+# drivers'), from that language's folder: every lang/<language>/setup.sh,
+# in sorted order, run from here with the tools above in place.
+for lang_setup in lang/*/setup.sh; do
+  [ -f "$lang_setup" ] || continue
+  bash "$lang_setup"
+done
 
 # Headless Chromium for tests/browser_test.go, which drives the HTML pages of
 # `chobo doc` and renders their Mermaid blocks: Debian's package, since no

@@ -2705,63 +2705,21 @@ export class TigerBeetleBook {
     const sink = this.#tids.sinks[this.def.accounts[account]!.unit]!;
     const dec = new Decoder(this.def, this.#tids, h);
     await dec.lookup(records, id, sink);
-    const out: HistEntry[] = [];
-    const holds = new Map<bigint, HistEntry>();
-    const ended = new Set<bigint>();
-    const open: HistEntry[] = [];
-    for (const r of records) {
-      if (r.debit_account_id === sink || r.credit_account_id === sink) {
-        continue; // a lower bound's probe and its void: machinery
-      }
-      const e = blank(r.timestamp, r.id, r.debit_account_id === id, account);
-      const amount = fit(r.amount);
-      if ((r.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)) !== 0) {
-        const held = holds.get(r.pending_id);
-        if (held === undefined) {
-          throw new ChoboError("CHOBO_UNEXPECTED", `record ${hex(r.id)} ends a hold ${hex(r.pending_id)} the account does not show`);
-        }
-        ended.add(r.pending_id);
-        e.kind = held.kind;
-        e.move = held.move;
-        e.op = "void";
-        if ((r.flags & TRANSFER_POST_PENDING) !== 0) {
-          e.op = "post";
-          e.posted = amount;
-        }
-        const was = held.heldOut + held.heldIn;
-        if (e.out) {
-          e.posted = -e.posted;
-          e.heldOut = -was;
-        } else {
-          e.heldIn = -was;
-        }
-        out.push(e);
-        continue;
-      }
-      [e.kind, e.move] = await dec.move(r, e.out, account);
-      if ((r.flags & TRANSFER_PENDING) !== 0) {
-        e.op = "hold";
-        e.timeout = r.timeout;
-        if (e.out) {
-          e.heldOut = amount;
-        } else {
-          e.heldIn = amount;
-        }
-        out.push(e);
-        holds.set(r.id, e);
-        if (r.timeout > 0) {
-          open.push(e);
-        }
-      } else {
-        e.op = "do";
-        e.posted = e.out ? -amount : amount;
-        out.push(e);
-      }
-    }
-    // Expiries: a move of a hold no record ended that TigerBeetle finds
-    // expired. A deadline at or before the account's last record has
-    // passed on TigerBeetle's clock; a later one is asked of it, with a
-    // status chain that writes nothing.
+    const { out, open, ended } = await recordEntries(records, id, account, sink, dec);
+    await this.#addExpiries(out, records, open, ended);
+    sortEntries(out);
+    addBalances(out);
+    return out;
+  }
+
+  /**
+   * addExpiries adds to out the expiries of the account's records: a move
+   * of a hold of open no record ended that TigerBeetle finds expired. A
+   * deadline at or before the account's last record has passed on
+   * TigerBeetle's clock; a later one is asked of it, with a status chain
+   * that writes nothing.
+   */
+  async #addExpiries(out: HistEntry[], records: readonly TigerBeetleTransfer[], open: readonly HistEntry[], ended: ReadonlySet<bigint>): Promise<void> {
     const last = records.length > 0 ? records[records.length - 1]!.timestamp : 0n;
     const ask: HistEntry[] = [];
     for (const held of open) {
@@ -2780,15 +2738,6 @@ export class TigerBeetleBook {
         out.push(expiry(held));
       }
     });
-    sortEntries(out);
-    const bal: Balance = { posted: 0n, held_in: 0n, held_out: 0n };
-    for (const e of out) {
-      bal.posted += e.posted;
-      bal.held_out += e.heldOut;
-      bal.held_in += e.heldIn;
-      e.after = { ...bal };
-    }
-    return out;
   }
 
   /**
@@ -2840,23 +2789,39 @@ export class TigerBeetleBook {
       throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the key has ${t.key.length} values, got ${key.length}`);
     }
     checkSize(where, this.tenant, key);
-    const d = this.def;
-    // Every id the call can have written, whatever layout the version that
-    // wrote it had: a do's or hold's every place (REACH a move), a post's
-    // or void's every event (one fewer a move: no probe's void). The
-    // records found tell the moves.
     const ops = (t.pending ? ["hold", "post", "void"] : ["do"]) as EntryOp[];
+    const places = this.#callPlaces(t, ops, key);
+    const byId = await this.#lookupAll(ops.flatMap((op) => places.get(op)!));
+    const want = this.#callRecords(t, kind, ops, places, byId);
+    const { moves, holds, ends } = callMoves(kind, want, byId);
+    if (t.pending && t.timeout > 0 && holds > 0 && ends === 0) {
+      await this.#addCallExpiries(t, moves);
+    }
+    sortEntries(moves);
+    return this.#callSides(t, key, moves);
+  }
+
+  /**
+   * callPlaces is every id the call of the kind t with the key can have
+   * written, by op, whatever layout the version that wrote it had: a do's
+   * or hold's every place (REACH a move), a post's or void's every event
+   * (one fewer a move: no probe's void). The records found tell the moves.
+   */
+  #callPlaces(t: TransferKind, ops: readonly EntryOp[], key: readonly string[]): Map<EntryOp, bigint[]> {
     const places = new Map<EntryOp, bigint[]>();
-    const ids: bigint[] = [];
     for (const op of ops) {
       const n = (op === "post" || op === "void" ? REACH - 1 : REACH) * t.moves.length;
       const list: bigint[] = [];
       for (let pos = 0; pos < n; pos++) {
-        list.push(transferId(d.book, this.tenant, t.name, op, key, pos));
+        list.push(transferId(this.def.book, this.tenant, t.name, op, key, pos));
       }
       places.set(op, list);
-      ids.push(...list);
     }
+    return places;
+  }
+
+  /** lookupAll looks the ids up, as many to a request as one holds, and gives the records found, by id. */
+  async #lookupAll(ids: readonly bigint[]): Promise<Map<bigint, TigerBeetleTransfer>> {
     const byId = new Map<bigint, TigerBeetleTransfer>();
     for (let start = 0; start < ids.length; start += MAX_EVENTS) {
       const batch = ids.slice(start, start + MAX_EVENTS);
@@ -2865,9 +2830,19 @@ export class TigerBeetleBook {
         byId.set(r.id, r);
       }
     }
+    return byId;
+  }
+
+  /**
+   * callRecords picks the call's records out of those found at its places:
+   * the first op's that are moves, numbered in order (no more than the
+   * kind has), then each record of a later op that ends one of them.
+   */
+  #callRecords(t: TransferKind, kind: number, ops: readonly EntryOp[], places: ReadonlyMap<EntryOp, bigint[]>,
+    byId: ReadonlyMap<bigint, TigerBeetleTransfer>): CallRecord[] {
     const sinks = new Set(this.#tids.sinks);
-    const code = fixedOf(d).transferCodes[kind]!;
-    const want: { op: EntryOp; move: number; id: bigint }[] = [];
+    const code = fixedOf(this.def).transferCodes[kind]!;
+    const want: CallRecord[] = [];
     const moveOf = new Map<bigint, number>(); // the do's or hold's moves, by id
     for (const id of places.get(ops[0]!)!) {
       const r = byId.get(id);
@@ -2889,49 +2864,27 @@ export class TigerBeetleBook {
         }
       }
     }
-    const held = new Map<number, TigerBeetleTransfer>(); // the hold's record, by move
-    const ended = new Set<number>();
-    const moves: HistEntry[] = []; // one per record: the out side; the in side follows
-    for (const w of want) {
-      const r = byId.get(w.id);
-      if (r === undefined) {
-        continue;
-      }
-      const amount = fit(r.amount);
-      const e = blank(r.timestamp, r.id, false, 0);
-      e.kind = kind;
-      e.op = w.op;
-      e.move = w.move;
-      e.timeout = r.timeout;
-      if (w.op === "do") {
-        e.posted = amount;
-      } else if (w.op === "hold") {
-        e.heldOut = amount;
-        held.set(w.move, r);
-      } else {
-        const h = held.get(w.move);
-        if (h === undefined) {
-          throw new ChoboError("CHOBO_UNEXPECTED", `record ${hex(r.id)} ends a hold that is not there`);
-        }
-        ended.add(w.move);
-        e.heldOut = fit(h.amount);
-        if (w.op === "post") {
-          e.posted = amount;
-        }
-      }
-      moves.push(e);
-    }
-    if (t.pending && t.timeout > 0 && held.size > 0 && ended.size === 0) {
-      const hs = moves.map((e) => ({ ...e, account: t.moves[e.move - 1]!.from.account }));
-      const [state] = await this.#holdStates(hs.slice(0, 1));
-      if (state === "expired") {
-        for (const h of hs) {
-          // Released as a void releases it, at the deadline.
-          moves.push({ ...h, hold: h.ts, ts: deadlineOf(h), expire: true, op: "expire" });
-        }
+    return want;
+  }
+
+  /**
+   * addCallExpiries adds to moves, the out sides of a hold's moves none of
+   * which a post or void ended, an expiry of each when TigerBeetle finds
+   * the hold expired.
+   */
+  async #addCallExpiries(t: TransferKind, moves: HistEntry[]): Promise<void> {
+    const hs = moves.map((e) => ({ ...e, account: t.moves[e.move - 1]!.from.account }));
+    const [state] = await this.#holdStates(hs.slice(0, 1));
+    if (state === "expired") {
+      for (const h of hs) {
+        // Released as a void releases it, at the deadline.
+        moves.push({ ...h, hold: h.ts, ts: deadlineOf(h), expire: true, op: "expire" });
       }
     }
-    sortEntries(moves);
+  }
+
+  /** callSides are the entries of both sides of each of the call's moves, the out side first, named for the caller. */
+  #callSides(t: TransferKind, key: readonly string[], moves: readonly HistEntry[]): Entry[] {
     const out: Entry[] = [];
     for (const m of moves) {
       const mv = t.moves[m.move - 1]!;
@@ -2976,6 +2929,46 @@ export class TigerBeetleBook {
     }
     const h = this.#history(where);
     const id = account === -1 ? 0n : this.#accountOf(where, account, args ?? []);
+    const records = await this.#holdRecords(h, account, id, kind);
+    const dec = new Decoder(d, this.#tids, h);
+    const firsts = heldCalls(d, dec, records, kind);
+    // A hold whose deadline is at or before the last record read has
+    // expired on TigerBeetle's clock: nothing more is asked of it.
+    let last = 0n;
+    for (const r of records) {
+      if (r.timestamp > last) {
+        last = r.timestamp;
+      }
+    }
+    const valuesOf = (acc: bigint, a: number): string[] | null => {
+      if (account !== -1 && acc === id) {
+        return [...(args ?? [])];
+      }
+      return d.accounts[a]!.params === 0 ? [] : null;
+    };
+    const found: OpenHold[] = [];
+    const heads: HoldHead[] = [];
+    for (const [c, r] of firsts) {
+      const got = await this.#chainHold(h, dec, c, r, last, valuesOf);
+      if (got !== null) {
+        found.push(got.hold);
+        heads.push(got.head);
+      }
+    }
+    const states = await this.#holdStates(heads);
+    const open = found.filter((_, i) => states[i] === "held");
+    // Stable: holds created together keep the order they were found in.
+    open.sort((a, b) => a.created.getTime() - b.created.getTime() || cmp(a.transfer, b.transfer) || cmp(a.id, b.id));
+    return open;
+  }
+
+  /**
+   * holdRecords reads the records openHolds looks through: the account's
+   * when account is not -1; else every record of the code of kind, or of
+   * every kind when it is -1, of the kinds that hold.
+   */
+  async #holdRecords(h: HistoryReads, account: number, id: bigint, kind: number): Promise<TigerBeetleTransfer[]> {
+    const d = this.def;
     const codes = fixedOf(d).transferCodes;
     let records: TigerBeetleTransfer[] = [];
     if (account !== -1) {
@@ -2987,91 +2980,58 @@ export class TigerBeetleBook {
         }
       }
     }
-    const ended = new Set<bigint>();
-    const firsts = new Map<bigint, TigerBeetleTransfer>();
-    for (const r of records) {
-      if ((r.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)) !== 0) {
-        ended.add(r.pending_id);
-      }
+    return records;
+  }
+
+  /**
+   * chainHold is the hold the call with the content hash c made, r its
+   * first hold record read, from the call's chain, with its head for
+   * holdStates; null when its deadline is at or before last, or the chain
+   * is not a hold's or is another tenant's.
+   */
+  async #chainHold(h: HistoryReads, dec: Decoder, c: bigint, r: TigerBeetleTransfer, last: bigint,
+    valuesOf: (acc: bigint, a: number) => string[] | null): Promise<{ hold: OpenHold; head: HoldHead } | null> {
+    const k = dec.byCode.get(r.code)!;
+    const t = this.def.transfers[k]!;
+    if (t.timeout > 0 && r.timestamp + BigInt(t.timeout) * NS <= last) {
+      return null;
     }
-    const dec = new Decoder(d, this.#tids, h);
-    const calls: bigint[] = [];
-    for (const r of records) {
-      if ((r.flags & TRANSFER_PENDING) === 0 || ended.has(r.id)) {
-        continue;
-      }
-      const k = dec.byCode.get(r.code);
-      if (k === undefined || (kind !== -1 && k !== kind) || !d.transfers[k]!.pending) {
-        continue;
-      }
-      const f = firsts.get(r.user_data_128);
-      if (f === undefined || r.timestamp < f.timestamp) {
-        if (f === undefined) {
-          calls.push(r.user_data_128);
-        }
-        firsts.set(r.user_data_128, r);
-      }
+    const chain = await h.query(queryFilter({ user_data_128: c, code: r.code, limit: MAX_EVENTS + 1 }));
+    if (chain.length === 0 || (chain[0]!.flags & TRANSFER_PENDING) === 0 || chain.length > REACH * t.moves.length) {
+      return null; // not a hold's chain: the voids of a kind share one hash
     }
-    // A hold whose deadline is at or before the last record read has
-    // expired on TigerBeetle's clock: nothing more is asked of it.
-    let last = 0n;
-    for (const r of records) {
-      if (r.timestamp > last) {
-        last = r.timestamp;
-      }
+    const from = await dec.accountKind(chain[0]!.debit_account_id);
+    if (from < 0) {
+      return null; // another tenant's
     }
-    const found: OpenHold[] = [];
-    const heads: { id: bigint; kind: number; account: number }[] = [];
+    const hold: OpenHold = {
+      transfer: t.name, key: null, id: hex(chain[0]!.id), moves: this.#holdMoves(t, chain, valuesOf), created: dateOf(chain[0]!.timestamp),
+      deadline: chain[0]!.timeout > 0 ? dateOf(chain[0]!.timestamp + BigInt(chain[0]!.timeout) * NS) : null, // the timeout it was sent with
+    };
+    return { hold, head: { id: chain[0]!.id, kind: k, account: from } };
+  }
+
+  /**
+   * holdMoves are the moves of a hold of the kind t: the chain's pending
+   * records that name no sink, in order, whatever layout the version that
+   * made the hold had (see holdOf): a probe and the floor and room events
+   * name the sink.
+   */
+  #holdMoves(t: TransferKind, chain: readonly TigerBeetleTransfer[], valuesOf: (acc: bigint, a: number) => string[] | null): HoldMove[] {
+    const d = this.def;
     const sinks = new Set(this.#tids.sinks);
-    for (const c of calls) {
-      const r = firsts.get(c)!;
-      const k = dec.byCode.get(r.code)!;
-      const t = d.transfers[k]!;
-      if (t.timeout > 0 && r.timestamp + BigInt(t.timeout) * NS <= last) {
+    const moves: HoldMove[] = [];
+    for (const rec of chain) {
+      if ((rec.flags & TRANSFER_PENDING) === 0 || sinks.has(rec.debit_account_id) || sinks.has(rec.credit_account_id) || moves.length === t.moves.length) {
         continue;
       }
-      const chain = await h.query(queryFilter({ user_data_128: c, code: r.code, limit: MAX_EVENTS + 1 }));
-      if (chain.length === 0 || (chain[0]!.flags & TRANSFER_PENDING) === 0 || chain.length > REACH * t.moves.length) {
-        continue; // not a hold's chain: the voids of a kind share one hash
-      }
-      const from = await dec.accountKind(chain[0]!.debit_account_id);
-      if (from < 0) {
-        continue; // another tenant's
-      }
-      const hold: OpenHold = {
-        transfer: t.name, key: null, id: hex(chain[0]!.id), moves: [], created: dateOf(chain[0]!.timestamp),
-        deadline: chain[0]!.timeout > 0 ? dateOf(chain[0]!.timestamp + BigInt(chain[0]!.timeout) * NS) : null, // the timeout it was sent with
-      };
-      const valuesOf = (acc: bigint, a: number): string[] | null => {
-        if (account !== -1 && acc === id) {
-          return [...(args ?? [])];
-        }
-        return d.accounts[a]!.params === 0 ? [] : null;
-      };
-      // The moves are the chain's pending records that name no sink, in
-      // order, whatever layout the version that made the hold had (see
-      // holdOf): a probe and the floor and room events name the sink.
-      let n = 0;
-      for (const rec of chain) {
-        if ((rec.flags & TRANSFER_PENDING) === 0 || sinks.has(rec.debit_account_id) || sinks.has(rec.credit_account_id) || n === t.moves.length) {
-          continue;
-        }
-        n++;
-        const mv = t.moves[n - 1]!;
-        const m: HoldMove = {
-          move: n, from: d.accounts[mv.from.account]!.name, fromArgs: valuesOf(rec.debit_account_id, mv.from.account),
-          to: d.accounts[mv.to.account]!.name, toArgs: valuesOf(rec.credit_account_id, mv.to.account), amount: fit(rec.amount),
-        };
-        hold.moves.push(m);
-      }
-      found.push(hold);
-      heads.push({ id: chain[0]!.id, kind: k, account: from });
+      const mv = t.moves[moves.length]!;
+      moves.push({
+        move: moves.length + 1, from: d.accounts[mv.from.account]!.name, fromArgs: valuesOf(rec.debit_account_id, mv.from.account),
+        to: d.accounts[mv.to.account]!.name, toArgs: valuesOf(rec.credit_account_id, mv.to.account), amount: fit(rec.amount),
+      });
     }
-    const states = await this.#holdStates(heads);
-    const open = found.filter((_, i) => states[i] === "held");
-    // Stable: holds created together keep the order they were found in.
-    open.sort((a, b) => a.created.getTime() - b.created.getTime() || cmp(a.transfer, b.transfer) || cmp(a.id, b.id));
-    return open;
+    return moves;
   }
 }
 
@@ -3118,6 +3078,176 @@ function blank(ts: bigint, id: bigint, out: boolean, account: number): HistEntry
     ts, hold: 0n, expire: false, id, kind: 0, op: "do", move: 0, out, account, timeout: 0,
     posted: 0n, heldOut: 0n, heldIn: 0n, after: { posted: 0n, held_in: 0n, held_out: 0n },
   };
+}
+
+/**
+ * recordEntries is an entry for each record of the account id of the kind
+ * account, less those naming its unit's sink, as the records tell them:
+ * with the holds among them that have a timeout (open) and the ids of the
+ * holds a post or void of them ended.
+ */
+async function recordEntries(records: readonly TigerBeetleTransfer[], id: bigint, account: number, sink: bigint, dec: Decoder):
+  Promise<{ out: HistEntry[]; open: HistEntry[]; ended: Set<bigint> }> {
+  const out: HistEntry[] = [];
+  const holds = new Map<bigint, HistEntry>();
+  const ended = new Set<bigint>();
+  const open: HistEntry[] = [];
+  for (const r of records) {
+    if (r.debit_account_id === sink || r.credit_account_id === sink) {
+      continue; // a lower bound's probe and its void: machinery
+    }
+    const e = blank(r.timestamp, r.id, r.debit_account_id === id, account);
+    const amount = fit(r.amount);
+    if ((r.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)) !== 0) {
+      const held = holds.get(r.pending_id);
+      if (held === undefined) {
+        throw new ChoboError("CHOBO_UNEXPECTED", `record ${hex(r.id)} ends a hold ${hex(r.pending_id)} the account does not show`);
+      }
+      ended.add(r.pending_id);
+      out.push(endOfHold(e, (r.flags & TRANSFER_POST_PENDING) !== 0, held, amount));
+      continue;
+    }
+    [e.kind, e.move] = await dec.move(r, e.out, account);
+    if ((r.flags & TRANSFER_PENDING) !== 0) {
+      e.op = "hold";
+      e.timeout = r.timeout;
+      if (e.out) {
+        e.heldOut = amount;
+      } else {
+        e.heldIn = amount;
+      }
+      out.push(e);
+      holds.set(r.id, e);
+      if (r.timeout > 0) {
+        open.push(e);
+      }
+    } else {
+      e.op = "do";
+      e.posted = e.out ? -amount : amount;
+      out.push(e);
+    }
+  }
+  return { out, open, ended };
+}
+
+/**
+ * endOfHold fills in e, the entry of a record that posts (post) or voids
+ * the hold held, on the account's side: it releases what was held and,
+ * for a post, moves the amount posted.
+ */
+function endOfHold(e: HistEntry, post: boolean, held: HistEntry, amount: bigint): HistEntry {
+  e.kind = held.kind;
+  e.move = held.move;
+  e.op = "void";
+  if (post) {
+    e.op = "post";
+    e.posted = amount;
+  }
+  const was = held.heldOut + held.heldIn;
+  if (e.out) {
+    e.posted = -e.posted;
+    e.heldOut = -was;
+  } else {
+    e.heldIn = -was;
+  }
+  return e;
+}
+
+/** addBalances sets each entry's after to the balance summed from the first entry through it. */
+function addBalances(es: readonly HistEntry[]): void {
+  const bal: Balance = { posted: 0n, held_in: 0n, held_out: 0n };
+  for (const e of es) {
+    bal.posted += e.posted;
+    bal.held_out += e.heldOut;
+    bal.held_in += e.heldIn;
+    e.after = { ...bal };
+  }
+}
+
+/** One record of a call, as callEntries picks it: its op, the move it is of, and its id. */
+interface CallRecord {
+  op: EntryOp;
+  move: number;
+  id: bigint;
+}
+
+/**
+ * callMoves is an entry for each of the call's records that was found, on
+ * the out side of its move (the in side follows from it), with how many
+ * moves were held and how many of those a post or void ended.
+ */
+function callMoves(kind: number, want: readonly CallRecord[], byId: ReadonlyMap<bigint, TigerBeetleTransfer>): { moves: HistEntry[]; holds: number; ends: number } {
+  const held = new Map<number, TigerBeetleTransfer>(); // the hold's record, by move
+  const ended = new Set<number>();
+  const moves: HistEntry[] = []; // one per record: the out side; the in side follows
+  for (const w of want) {
+    const r = byId.get(w.id);
+    if (r === undefined) {
+      continue;
+    }
+    const amount = fit(r.amount);
+    const e = blank(r.timestamp, r.id, false, 0);
+    e.kind = kind;
+    e.op = w.op;
+    e.move = w.move;
+    e.timeout = r.timeout;
+    if (w.op === "do") {
+      e.posted = amount;
+    } else if (w.op === "hold") {
+      e.heldOut = amount;
+      held.set(w.move, r);
+    } else {
+      const h = held.get(w.move);
+      if (h === undefined) {
+        throw new ChoboError("CHOBO_UNEXPECTED", `record ${hex(r.id)} ends a hold that is not there`);
+      }
+      ended.add(w.move);
+      e.heldOut = fit(h.amount);
+      if (w.op === "post") {
+        e.posted = amount;
+      }
+    }
+    moves.push(e);
+  }
+  return { moves, holds: held.size, ends: ended.size };
+}
+
+/** The first move of a hold, as holdStates asks after it. */
+interface HoldHead {
+  id: bigint;
+  kind: number;
+  account: number;
+}
+
+/**
+ * heldCalls is the first hold record, by the call's content hash, of each
+ * call among the records that made a hold of kind (any kind that holds
+ * when -1) that none of the records posts or voids, in the order the
+ * calls come first.
+ */
+function heldCalls(d: Def, dec: Decoder, records: readonly TigerBeetleTransfer[], kind: number): Map<bigint, TigerBeetleTransfer> {
+  const ended = new Set<bigint>();
+  for (const r of records) {
+    if ((r.flags & (TRANSFER_POST_PENDING | TRANSFER_VOID_PENDING)) !== 0) {
+      ended.add(r.pending_id);
+    }
+  }
+  const firsts = new Map<bigint, TigerBeetleTransfer>();
+  for (const r of records) {
+    if ((r.flags & TRANSFER_PENDING) === 0 || ended.has(r.id)) {
+      continue;
+    }
+    const k = dec.byCode.get(r.code);
+    if (k === undefined || (kind !== -1 && k !== kind) || !d.transfers[k]!.pending) {
+      continue;
+    }
+    const f = firsts.get(r.user_data_128);
+    // Set again, a call keeps its first place among the keys.
+    if (f === undefined || r.timestamp < f.timestamp) {
+      firsts.set(r.user_data_128, r);
+    }
+  }
+  return firsts;
 }
 
 /**
