@@ -74,19 +74,9 @@ func Valid(data []byte) error {
 		case strings.ContainsRune(";,:.=<>|&?!+-*/%", r):
 			i++
 		default:
-			j := i
-			for j < len(src) {
-				c, m := utf8.DecodeRuneInString(src[j:])
-				if c < utf8.RuneSelf && !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-					break
-				}
-				if c >= utf8.RuneSelf && !Identifier("a"+string(c)) {
-					break
-				}
-				j += m
-			}
-			if j == i || !Identifier(src[i:j]) {
-				return fmt.Errorf("line %d: %q cannot start a token", line, r)
+			j, err := identifierEnd(src, i, line)
+			if err != nil {
+				return err
 			}
 			i = j
 		}
@@ -95,6 +85,27 @@ func Valid(data []byte) error {
 		return fmt.Errorf("%c is never closed", stack[len(stack)-1])
 	}
 	return nil
+}
+
+// identifierEnd returns where the identifier that starts at i, on line
+// line, ends.
+func identifierEnd(src string, i, line int) (int, error) {
+	j := i
+	for j < len(src) {
+		c, m := utf8.DecodeRuneInString(src[j:])
+		if c < utf8.RuneSelf && !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			break
+		}
+		if c >= utf8.RuneSelf && !Identifier("a"+string(c)) {
+			break
+		}
+		j += m
+	}
+	if j == i || !Identifier(src[i:j]) {
+		r, _ := utf8.DecodeRuneInString(src[i:])
+		return 0, fmt.Errorf("line %d: %q cannot start a token", line, r)
+	}
+	return j, nil
 }
 
 // stringEnd returns where the string literal that starts at i ends.
