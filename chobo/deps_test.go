@@ -64,7 +64,7 @@ backend/...       book ids diag gen version client/model runtime/go/chobotb
 client/model      book ids backend/... runtime/go/chobotb
 client/lit        runtime/go/chobotb
 client/...        book ids diag gen version client client/model client/lit
-target            book diag gen backend/... client/... lang/*
+target            book diag codes gen backend/... client/... lang/*
 
 # Scenarios shown in a backend's terms and run against what was built.
 show              book diag ids interp scenario backend/... client/model runtime/go/...

@@ -12,7 +12,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/cli"
-	"github.com/chobo-lang/chobo/chobo/codes"
+	"github.com/chobo-lang/chobo/chobo/target"
 )
 
 // What Japanese output may hold in English: names, codes and values. What
@@ -173,11 +173,11 @@ func sweep(t *testing.T) ([]jaRun, map[string]bool) {
 			do(c.Dir, given, "run", c.Book, "--scenario", "scenarios.json")
 		}
 	}
-	for _, code := range codes.All {
+	for _, code := range target.Codes() {
 		addCode(code.Repro)
 		addCode(code.Against)
 	}
-	for _, code := range codes.All {
+	for _, code := range target.Codes() {
 		dir := filepath.Join(tmp, "code-"+code.Code)
 		if err := os.MkdirAll(dir, 0o777); err != nil {
 			t.Fatal(err)

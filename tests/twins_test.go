@@ -13,7 +13,6 @@ import (
 	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/cli"
-	"github.com/chobo-lang/chobo/chobo/codes"
 	"github.com/chobo-lang/chobo/chobo/target"
 )
 
@@ -97,7 +96,7 @@ func TestTwinsReportAlike(t *testing.T) {
 			seen[c] = true
 		}
 	}
-	for _, c := range codes.All {
+	for _, c := range target.Codes() {
 		// A code raised by a database while it runs is no diagnostic:
 		// chobo/codes builds its repro instead.
 		if c.Raised != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/codes"
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/target"
 )
 
 func runExplain(inv *Invocation) int {
@@ -18,9 +19,9 @@ func runExplain(inv *Invocation) int {
 	}
 	var list []codes.Code
 	if all {
-		list = codes.All
+		list = target.Codes()
 	} else {
-		c, ok := codes.Lookup(strings.ToUpper(inv.Args[0]))
+		c, ok := target.Code(strings.ToUpper(inv.Args[0]))
 		if !ok {
 			fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(diag.T(
 				fmt.Sprintf("chobo explain: no code %s; `chobo explain --all` lists every code", inv.Args[0]),

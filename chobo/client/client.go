@@ -41,6 +41,11 @@ type Language struct {
 	// Summary says, by backend, what the language's client on it is, for
 	// help's list of targets.
 	Summary map[string]diag.Text
+	// Naming says what the language's clients make of the book's names
+	// where two could become one or one cannot be written, in a few
+	// sentences that `chobo explain E062` reads after its own (the codes
+	// marked PerLanguage, by chobo/target).
+	Naming diag.Text
 	// Valid reads a file of a client, cheaply enough for the registry's
 	// fuzz tests (chobo/target) to run it on every input: nil when the
 	// error is only what the language itself would refuse of the file.

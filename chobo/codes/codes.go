@@ -35,10 +35,26 @@ type Code struct {
 	// change before it is deployed.
 	Raised    string
 	CheckedAs string
+	// PerLanguage: When goes on with what each client language says of
+	// it (chobo/target adds it, from each language's folder), so that
+	// the catalogue names no language itself.
+	PerLanguage bool
 	// Concept, when set, is the heading of the section of the concepts
 	// page (docs/concepts.md, docs/concepts.ja.md) that explains the
 	// idea behind the code, in each language.
 	Concept diag.Text
+}
+
+// WithWhen is c with the texts more after its When, each in its own
+// language, separated by a space.
+func (c Code) WithWhen(more ...diag.Text) Code {
+	for _, m := range more {
+		if m.IsZero() {
+			continue
+		}
+		c.When = diag.T(c.When.En+" "+m.En, c.When.Ja+m.Ja)
+	}
+	return c
 }
 
 // ConceptPage is the concepts page in lang, from the repository's root.

@@ -2,6 +2,7 @@ package target
 
 import (
 	"github.com/chobo-lang/chobo/chobo/client"
+	"github.com/chobo-lang/chobo/chobo/codes"
 	golang "github.com/chobo-lang/chobo/lang/go"
 	"github.com/chobo-lang/chobo/lang/python"
 	"github.com/chobo-lang/chobo/lang/typescript"
@@ -14,4 +15,31 @@ var languages = []*client.Language{
 	&golang.Language,
 	&typescript.Language,
 	&python.Language,
+}
+
+// Codes is the catalogue of diagnostic codes as `chobo explain` prints
+// it: each code whose text goes on by language (codes.Code.PerLanguage)
+// with what every client language says of it, in the order above, so
+// that the catalogue itself names no language.
+func Codes() []codes.Code {
+	out := make([]codes.Code, len(codes.All))
+	for i, c := range codes.All {
+		if c.PerLanguage {
+			for _, l := range languages {
+				c = c.WithWhen(l.Naming)
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// Code is the code named c as Codes has it, if chobo knows it.
+func Code(c string) (codes.Code, bool) {
+	for _, x := range Codes() {
+		if x.Code == c {
+			return x, true
+		}
+	}
+	return codes.Code{}, false
 }

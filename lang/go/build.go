@@ -12,7 +12,9 @@ import (
 // Language is Go as a client language: one package, <package>/book.go,
 // whose name is --package, or PackageName when that is empty.
 var Language = client.Language{
-	Name:         "go",
+	Name: "go",
+	Naming: diag.T("A Go client makes names CamelCase: `pay_out` and `payOut` are both `PayOut`, and a transfer `stock_account` has the type `StockAccount` of the account `stock`.",
+		"Go のクライアントは名前を CamelCase にするので、`pay_out` と `payOut` はどちらも `PayOut` になり、振替 `stock_account` の型は勘定 `stock` の型 `StockAccount` と同じになります。"),
 	Files:        []string{"<package>/book.go"},
 	Generate:     generate,
 	ValidPackage: validPackage,

@@ -12,7 +12,9 @@ import (
 // is named by its file, so a client has no package name and leaves
 // --package unread.
 var Language = client.Language{
-	Name:       "python",
+	Name: "python",
+	Naming: diag.T("A Python client writes each name in the NFKC form Python reads identifiers in, so there the full-width `ｑｔｙ` and `qty` are one name; and a name that NFKC makes a keyword (`ｉｆ`), or that starts with two underscores, which Python keeps for itself and for a class's private names, cannot be written at all. The Python client is the file `<book>.py`, imported by the book's name, so a book whose name is a keyword, changes under NFKC, or is a module the client imports itself (`asyncio`, `typing`, `tigerbeetle`) could not be imported, or would take that module's place.",
+		"Python のクライアントは、Python が識別子を読むときの NFKC の形で名前を書くので、全角の `ｑｔｙ` と `qty` は一つの名前になります。NFKC でキーワードになる名前(`ｉｆ`)と、Python が自分とクラスだけの名前のために取っておく二つの下線で始まる名前は、そもそも書けません。Python のクライアントは帳簿の名前で読み込むファイル `<book>.py` なので、帳簿の名前がキーワードのとき、NFKC で変わるとき、クライアント自身が読み込むモジュール(`asyncio`、`typing`、`tigerbeetle`)と同じときは、読み込めないか、そのモジュールの代わりに読み込まれてしまいます。"),
 	Files:      []string{"<book>.py"},
 	Generate:   generate,
 	Collisions: Collisions,

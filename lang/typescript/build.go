@@ -12,7 +12,9 @@ import (
 // module is named by its file, so a client has no package name and
 // leaves --package unread.
 var Language = client.Language{
-	Name:       "typescript",
+	Name: "typescript",
+	Naming: diag.T("A TypeScript client makes names CamelCase as well, with the same collisions: `pay_out` and `payOut` are both `PayOut` there too.",
+		"TypeScript のクライアントも名前を CamelCase にするので、同じように `pay_out` と `payOut` はどちらも `PayOut` になります。"),
 	Files:      []string{"<book>.ts"},
 	Generate:   generate,
 	Collisions: Collisions,
