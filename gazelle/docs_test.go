@@ -37,8 +37,16 @@ func TestDocsMatchTheCode(t *testing.T) {
 		}
 	}
 
+	// The page quotes the message with its list of the known client
+	// targets cut out: a new client language is its folder and its lines
+	// in the registries (docs/formats.md), and changes no page.
+	unknown := defaultConfig().apply(directiveClient, "postgres-go typescrpt", "").Error()
+	known := "(known: " + strings.Join(knownClientTargets(), ", ") + ", "
+	if !strings.Contains(unknown, known) {
+		t.Fatalf("the message of an unknown client target no longer lists the known ones as %q: %s", known, unknown)
+	}
 	quoted := []string{
-		"BUILD.bazel: " + defaultConfig().apply(directiveClient, "postgres-go typescrpt", "").Error(),
+		"BUILD.bazel: " + strings.Replace(unknown, known, "(known: …, ", 1),
 		"BUILD.bazel: " + unknownDirective("chobo_clients").Error(),
 		renameWarning("ledger", "在庫.book", "book_ee34caad", "在庫", map[string]bool{"在庫.more.json": true}),
 	}
