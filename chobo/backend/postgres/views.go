@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -417,6 +418,41 @@ func newSettle(b *book.Book, t *book.Transfer, post bool) settleView {
 		v.Moves = append(v.Moves, sm)
 	}
 	return v
+}
+
+// OneMoveEntries is the SELECT of the two entries of a post or a void of
+// a hold of one move (kind its transfer kind, as a literal): each bounded
+// row's from the row its update returned (written), with the number and
+// the balance the update left, an account without bounds numbered from
+// entry_order, with no balance; all dated v_now, the time the call read
+// its hold's deadline against. Selected rather than joined to a list of
+// the entries, as the fast path of a do or a hold selects its own.
+func (v settleView) OneMoveEntries(kind string) string {
+	e := v.Entries
+	head := fmt.Sprintf("select p_tenant, %%s, %%s, %s, %s, v_key, %%s, %%s, %%s, %%s, %%s, v_now", kind, v.Op)
+	if len(v.Bounded) == 2 {
+		pick := func(first, second string) string {
+			if first == second {
+				return first
+			}
+			return fmt.Sprintf("case when r.id = %s then %s else %s end", e.Accounts[0], first, second)
+		}
+		return fmt.Sprintf(head, "r.id", "r.entry_seq", pick("1", "2"), pick(e.Posted[0], e.Posted[1]),
+			pick(e.HeldIn[0], e.HeldIn[1]), pick(e.HeldOut[0], e.HeldOut[1]), "r.posted, r.held_in, r.held_out") +
+			"\n      from written r"
+	}
+	var parts []string
+	for i, acc := range e.Accounts {
+		n := strconv.Itoa(i + 1)
+		if slices.Contains(v.Bounded, acc) {
+			parts = append(parts, fmt.Sprintf(head, "r.id", "r.entry_seq", n, e.Posted[i], e.HeldIn[i], e.HeldOut[i],
+				"r.posted, r.held_in, r.held_out")+"\n      from written r")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf(head, acc, "nextval("+Lit(v.S+".entry_order")+"::regclass)", n, e.Posted[i], e.HeldIn[i], e.HeldOut[i],
+			"null, null, null"))
+	}
+	return strings.Join(parts, "\n    union all\n    ")
 }
 
 // free says whether an account kind has no bound: its accounts are

@@ -1221,11 +1221,10 @@ begin
     -- update left and with the balance the update left
     insert into "マーケットプレイス".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"マーケットプレイス".entry_order'::regclass)),
-           '振込', 'post', v_key, x.n, x.posted, x.held_in, x.held_out,
-           r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_hold.from_ids[1], (-v_amounts[1])::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (v_amounts[1])::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join written r on r.id = x.account
+    select p_tenant, r.id, r.entry_seq, '振込', 'post', v_key, 1, -v_amounts[1], 0, -v_hold.amounts[1], r.posted, r.held_in, r.held_out, v_now
+      from written r
+    union all
+    select p_tenant, v_hold.to_ids[1], nextval('"マーケットプレイス".entry_order'::regclass), '振込', 'post', v_key, 2, v_amounts[1], -v_hold.amounts[1], 0, null, null, null, v_now
   )
   insert into "マーケットプレイス".keys (tenant, kind, op, key, content, definition, result, call_id, post_args)
   values (p_tenant, '振込', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", case when "p_額" is null then v_key else v_key || array["p_額"::text] end);
@@ -1345,11 +1344,10 @@ begin
     -- update left and with the balance the update left
     insert into "マーケットプレイス".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"マーケットプレイス".entry_order'::regclass)),
-           '振込', 'void', v_key, x.n, x.posted, x.held_in, x.held_out,
-           r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_hold.from_ids[1], (0)::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (0)::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join written r on r.id = x.account
+    select p_tenant, r.id, r.entry_seq, '振込', 'void', v_key, 1, 0, 0, -v_hold.amounts[1], r.posted, r.held_in, r.held_out, v_now
+      from written r
+    union all
+    select p_tenant, v_hold.to_ids[1], nextval('"マーケットプレイス".entry_order'::regclass), '振込', 'void', v_key, 2, 0, -v_hold.amounts[1], 0, null, null, null, v_now
   )
   insert into "マーケットプレイス".keys (tenant, kind, op, key, content, definition, result, call_id)
   values (p_tenant, '振込', 'void', v_key, '', v_definition, 'done', "p_call_id$");

@@ -1438,11 +1438,8 @@ begin
     -- update left and with the balance the update left
     insert into "自分あて".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"自分あて".entry_order'::regclass)),
-           '取り置き', 'post', v_key, x.n, x.posted, x.held_in, x.held_out,
-           r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_hold.from_ids[1], (-v_amounts[1])::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (v_amounts[1])::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join written r on r.id = x.account
+    select p_tenant, r.id, r.entry_seq, '取り置き', 'post', v_key, case when r.id = v_hold.from_ids[1] then 1 else 2 end, case when r.id = v_hold.from_ids[1] then -v_amounts[1] else v_amounts[1] end, case when r.id = v_hold.from_ids[1] then 0 else -v_hold.amounts[1] end, case when r.id = v_hold.from_ids[1] then -v_hold.amounts[1] else 0 end, r.posted, r.held_in, r.held_out, v_now
+      from written r
   )
   insert into "自分あて".keys (tenant, kind, op, key, content, definition, result, call_id, post_args)
   values (p_tenant, '取り置き', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", case when "p_数" is null then v_key else v_key || array["p_数"::text] end);
@@ -1543,11 +1540,8 @@ begin
     -- update left and with the balance the update left
     insert into "自分あて".account_entries
       (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"自分あて".entry_order'::regclass)),
-           '取り置き', 'void', v_key, x.n, x.posted, x.held_in, x.held_out,
-           r.posted, r.held_in, r.held_out, (select clock_timestamp())
-      from (values (1, v_hold.from_ids[1], (0)::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (0)::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
-      left join written r on r.id = x.account
+    select p_tenant, r.id, r.entry_seq, '取り置き', 'void', v_key, case when r.id = v_hold.from_ids[1] then 1 else 2 end, 0, case when r.id = v_hold.from_ids[1] then 0 else -v_hold.amounts[1] end, case when r.id = v_hold.from_ids[1] then -v_hold.amounts[1] else 0 end, r.posted, r.held_in, r.held_out, v_now
+      from written r
   )
   insert into "自分あて".keys (tenant, kind, op, key, content, definition, result, call_id)
   values (p_tenant, '取り置き', 'void', v_key, '', v_definition, 'done', "p_call_id$");
