@@ -421,38 +421,15 @@ func newSettle(b *book.Book, t *book.Transfer, post bool) settleView {
 }
 
 // OneMoveEntries is the SELECT of the two entries of a post or a void of
-// a hold of one move (kind its transfer kind, as a literal): each bounded
-// row's from the row its update returned (written), with the number and
-// the balance the update left, an account without bounds numbered from
-// entry_order, with no balance; all dated v_now, the time the call read
-// its hold's deadline against. Selected rather than joined to a list of
-// the entries, as the fast path of a do or a hold selects its own.
+// a hold of one move (kind its transfer kind, as a literal), from the rows
+// its update returned (written), dated v_now, the time the call read its
+// hold's deadline against (entrySelect).
 func (v settleView) OneMoveEntries(kind string) string {
-	e := v.Entries
-	head := fmt.Sprintf("select p_tenant, %%s, %%s, %s, %s, v_key, %%s, %%s, %%s, %%s, %%s, v_now", kind, v.Op)
+	q := entrySelect{S: v.S, Kind: kind, Op: v.Op, At: "v_now", E: v.Entries}
 	if len(v.Bounded) == 2 {
-		pick := func(first, second string) string {
-			if first == second {
-				return first
-			}
-			return fmt.Sprintf("case when r.id = %s then %s else %s end", e.Accounts[0], first, second)
-		}
-		return fmt.Sprintf(head, "r.id", "r.entry_seq", pick("1", "2"), pick(e.Posted[0], e.Posted[1]),
-			pick(e.HeldIn[0], e.HeldIn[1]), pick(e.HeldOut[0], e.HeldOut[1]), "r.posted, r.held_in, r.held_out") +
-			"\n      from written r"
+		return q.both("written")
 	}
-	var parts []string
-	for i, acc := range e.Accounts {
-		n := strconv.Itoa(i + 1)
-		if slices.Contains(v.Bounded, acc) {
-			parts = append(parts, fmt.Sprintf(head, "r.id", "r.entry_seq", n, e.Posted[i], e.HeldIn[i], e.HeldOut[i],
-				"r.posted, r.held_in, r.held_out")+"\n      from written r")
-			continue
-		}
-		parts = append(parts, fmt.Sprintf(head, acc, "nextval("+Lit(v.S+".entry_order")+"::regclass)", n, e.Posted[i], e.HeldIn[i], e.HeldOut[i],
-			"null, null, null"))
-	}
-	return strings.Join(parts, "\n    union all\n    ")
+	return q.each(func(acc string) bool { return slices.Contains(v.Bounded, acc) }, "written", "")
 }
 
 // free says whether an account kind has no bound: its accounts are
@@ -645,46 +622,67 @@ func newFast(st moveStep, hold bool) *fastView {
 }
 
 // fastEntries is the SELECT of the two entries of a fast path's move,
-// written once its bounded rows changed: each bounded row's from the row
-// its update returned, with the number and the balance the update left;
-// an account without bounds numbered from entry_order, with no balance.
-// The second bounded row changes only after the first did, so its rows
-// are both rows' condition. Each entry is selected from the CTE that
-// holds its row rather than joined to a list of the call's entries: the
-// join and the count it waited for cost a call more than the two rows'
-// writing. All are dated at, one time for the call.
+// dated at, from the rows its updates returned (entrySelect). With two
+// bounded rows, the second (b2) changes only once the first (b1) did, so
+// the first's entry waits for the second's row as well.
 func fastEntries(fn function, f *fastView, e entryArrays, at string) string {
-	head := fmt.Sprintf("select p_tenant, %%s, %%s, %s, %s, v_key, %%s, %%s, %%s, %%s, %%s, %s", fn.Kind, fn.Op, at)
-	// pick is the value of entry 1 or 2 of the move for the row r: a
-	// case on the row's id where the row may be either side
-	pick := func(two bool, first, second string) string {
-		if !two || first == second {
+	q := entrySelect{S: fn.S, Kind: fn.Kind, Op: fn.Op, At: at, E: e}
+	if len(f.Rows) == 2 {
+		return q.both(f.Rows[0].Name) + "\n     where exists (select 1 from " + f.Rows[1].Name + ")" +
+			"\n    union all\n    " + q.both(f.Rows[1].Name)
+	}
+	free := func(acc string) bool { return f.Shard != nil && acc == f.Shard.Var }
+	return q.each(func(acc string) bool { return !free(acc) }, "b1", "\n     where exists (select 1 from b1)")
+}
+
+// entrySelect writes the SELECT of a call's two entries, one move's, for
+// an insert into account_entries once the call's bounded rows changed:
+// each bounded row's entry from the row its update returned, with the
+// number and the balance the update left, and an account without bounds
+// numbered from entry_order, with no balance; all dated At. Selecting
+// each entry from the rows the update returned, rather than joining a
+// list of the call's entries to them (and counting them to know they all
+// changed), cost a call less than a tenth of its server time.
+type entrySelect struct {
+	S, Kind, Op, At string // the schema, the transfer kind and the operation as literals, the time
+	E               entryArrays
+}
+
+// row is one SELECT of the entry columns: account and seq, the entry's
+// place n, what it changes, and after, the balance it leaves.
+func (q entrySelect) row(account, seq, n, posted, heldIn, heldOut, after string) string {
+	return fmt.Sprintf("select p_tenant, %s, %s, %s, %s, v_key, %s, %s, %s, %s, %s, %s",
+		account, seq, q.Kind, q.Op, n, posted, heldIn, heldOut, after, q.At)
+}
+
+// both is the entry of the row r of the CTE from, which may be either
+// side of the move: each value picked by r's id where the sides differ.
+func (q entrySelect) both(from string) string {
+	e := q.E
+	pick := func(first, second string) string {
+		if first == second {
 			return first
 		}
 		return fmt.Sprintf("case when r.id = %s then %s else %s end", e.Accounts[0], first, second)
 	}
+	return q.row("r.id", "r.entry_seq", pick("1", "2"), pick(e.Posted[0], e.Posted[1]), pick(e.HeldIn[0], e.HeldIn[1]),
+		pick(e.HeldOut[0], e.HeldOut[1]), "r.posted, r.held_in, r.held_out") + "\n      from " + from + " r"
+}
+
+// each is the entries one by one: a bounded account's from the one row
+// of the CTE from, an account without bounds' with freeWhere after it.
+func (q entrySelect) each(bounded func(acc string) bool, from, freeWhere string) string {
+	e := q.E
 	var parts []string
-	if len(f.Rows) == 2 {
-		for i, row := range f.Rows {
-			part := fmt.Sprintf(head, "r.id", "r.entry_seq", pick(true, "1", "2"), pick(true, e.Posted[0], e.Posted[1]),
-				pick(true, e.HeldIn[0], e.HeldIn[1]), pick(true, e.HeldOut[0], e.HeldOut[1]), "r.posted, r.held_in, r.held_out") +
-				"\n      from " + row.Name + " r"
-			if i == 0 {
-				part += "\n     where exists (select 1 from " + f.Rows[1].Name + ")"
-			}
-			parts = append(parts, part)
-		}
-		return strings.Join(parts, "\n    union all\n    ")
-	}
 	for i, acc := range e.Accounts {
 		n := strconv.Itoa(i + 1)
-		if f.Shard != nil && acc == f.Shard.Var {
-			parts = append(parts, fmt.Sprintf(head, acc, "nextval("+Lit(fn.S+".entry_order")+"::regclass)", n, e.Posted[i], e.HeldIn[i], e.HeldOut[i],
-				"null, null, null")+"\n     where exists (select 1 from b1)")
+		if bounded(acc) {
+			parts = append(parts, q.row("r.id", "r.entry_seq", n, e.Posted[i], e.HeldIn[i], e.HeldOut[i],
+				"r.posted, r.held_in, r.held_out")+"\n      from "+from+" r")
 			continue
 		}
-		parts = append(parts, fmt.Sprintf(head, "r.id", "r.entry_seq", n, e.Posted[i], e.HeldIn[i], e.HeldOut[i],
-			"r.posted, r.held_in, r.held_out")+"\n      from b1 r")
+		parts = append(parts, q.row(acc, "nextval("+Lit(q.S+".entry_order")+"::regclass)", n, e.Posted[i], e.HeldIn[i], e.HeldOut[i],
+			"null, null, null")+freeWhere)
 	}
 	return strings.Join(parts, "\n    union all\n    ")
 }
