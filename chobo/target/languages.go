@@ -18,28 +18,30 @@ var languages = []*client.Language{
 }
 
 // Codes is the catalogue of diagnostic codes as `chobo explain` prints
-// it: each code whose text goes on by language (codes.Code.PerLanguage)
-// with what every client language says of it, in the order above, so
-// that the catalogue itself names no language.
+// it (withNaming), in code order.
 func Codes() []codes.Code {
 	out := make([]codes.Code, len(codes.All))
 	for i, c := range codes.All {
-		if c.PerLanguage {
-			for _, l := range languages {
-				c = c.WithWhen(l.Naming)
-			}
-		}
-		out[i] = c
+		out[i] = withNaming(c)
 	}
 	return out
 }
 
 // Code is the code named c as Codes has it, if chobo knows it.
 func Code(c string) (codes.Code, bool) {
-	for _, x := range Codes() {
-		if x.Code == c {
-			return x, true
+	x, ok := codes.Lookup(c)
+	return withNaming(x), ok
+}
+
+// withNaming is c, its text gone on, when it goes on by language
+// (codes.Code.PerLanguage), with what every client language says of the
+// book's names, in the order above: so the catalogue itself names no
+// language.
+func withNaming(c codes.Code) codes.Code {
+	if c.PerLanguage {
+		for _, l := range languages {
+			c = c.WithWhen(l.Naming)
 		}
 	}
-	return codes.Code{}, false
+	return c
 }
