@@ -36,7 +36,9 @@ import (
 // their own each, 1 unit to a SKU of the caller's) through PgBouncer in
 // transaction mode while PgBouncer is restarted, and then the server behind
 // it. Half the callers let the client send a lost call again (the
-// default), half take every error as it comes (Resend(0)). Every call must
+// default), half take every error as it comes (Resend(0)); before each
+// restart the latter's shelves are locked until calls wait for them, so
+// that the restart cuts calls in flight. Every call must
 // be answered once: done, or an error marked chobopg.ErrOutcomeUnknown or
 // chobopg.ErrNotSent, never another. Each call that failed is then sent
 // again on the server itself: one marked ErrNotSent must answer done (it
@@ -56,6 +58,7 @@ func TestPoolerRestartsWhileCallsRun(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	const tenant, callers = "pooled", 8
+	seedShelves(t, sr.Postgres(admin, tenant), callers)
 	type sent struct {
 		args sr.RestockArgs
 		err  error
@@ -121,15 +124,24 @@ func TestPoolerRestartsWhileCallsRun(t *testing.T) {
 			}
 		}
 	}
-	waitAnswers(200, "before the restarts")
-	if err := bouncer.Restart(); err != nil {
-		t.Fatal(err)
+	for _, step := range []struct {
+		what    string
+		restart func() error
+	}{
+		{"before the restarts", nil},
+		{"after PgBouncer's restart", bouncer.Restart},
+		{"after the server's restart behind PgBouncer", srv.Restart},
+	} {
+		if step.restart != nil {
+			release := stallShelves(t, admin, tenant, oddShelves(callers))
+			err := step.restart()
+			release()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		waitAnswers(200, step.what)
 	}
-	waitAnswers(200, "after PgBouncer's restart")
-	if err := srv.Restart(); err != nil {
-		t.Fatal(err)
-	}
-	waitAnswers(200, "after the server's restart behind PgBouncer")
 	close(stop)
 	wg.Wait()
 
@@ -177,12 +189,69 @@ func TestPoolerRestartsWhileCallsRun(t *testing.T) {
 		}
 		total += got.Posted
 	}
-	if total != calls.Load() {
-		t.Errorf("the shelves hold %d units after %d calls of 1 each", total, calls.Load())
+	if total != calls.Load()+callers {
+		t.Errorf("the shelves hold %d units after %d calls of 1 each and %d seeds", total, calls.Load(), callers)
 	}
 	wantEntriesBalance(t, admin, b)
 	t.Logf("%d calls, %d failed: %d not sent, %d of unknown outcome; resent by the client after a lost connection: %d unknown, %d not sent",
 		calls.Load(), len(failed), notSent, unknown, chobopg.Resent(chobopg.ErrOutcomeUnknown), chobopg.Resent(chobopg.ErrNotSent))
+}
+
+// stallShelves locks the shelf rows of the given SKUs of a tenant from a
+// transaction on the server itself, and returns once at least one call
+// waits for them. A restart made before release is then certain to cut
+// calls in flight, where otherwise it might fall between two calls and
+// leave nothing to prove. release ends the transaction (it may already
+// have died with the server).
+func stallShelves(t *testing.T, admin *pgxpool.Pool, tenant string, skus []string) (release func()) {
+	t.Helper()
+	ctx := context.Background()
+	locker, err := admin.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release = func() { _ = locker.Rollback(ctx) }
+	var locked int
+	if err := locker.QueryRow(ctx, `with l as (select 1 from "stock_reservation".accounts where tenant = $1 and kind = 'shelf' and args[1] = any($2::text[]) for update) select count(*) from l`, tenant, skus).Scan(&locked); err != nil || locked != len(skus) {
+		release()
+		t.Fatalf("locking the shelves %v: %d rows, %v", skus, locked, err)
+	}
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var waiting int
+		if err := admin.QueryRow(ctx, `select count(*) from pg_stat_activity where wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			release()
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			return release
+		}
+		if time.Now().After(deadline) {
+			release()
+			t.Fatalf("no call waited for the shelves %v in 90 s", skus)
+		}
+	}
+}
+
+// oddShelves are the SKUs of the callers that do not resend: the calls
+// stallShelves holds back for a restart to cut.
+func oddShelves(callers int) []string {
+	var skus []string
+	for c := 1; c < callers; c += 2 {
+		skus = append(skus, fmt.Sprintf("s-%d", c))
+	}
+	return skus
+}
+
+// seedShelves makes each caller's shelf with one unit, so that its row
+// exists to be locked before the callers start.
+func seedShelves(t *testing.T, c *sr.Book, callers int) {
+	t.Helper()
+	for i := 0; i < callers; i++ {
+		r, err := c.Restock.Do(context.Background(), sr.RestockArgs{Delivery: fmt.Sprintf("seed-%d", i), Sku: fmt.Sprintf("s-%d", i), Qty: 1})
+		if err != nil || r.Outcome != sr.Done {
+			t.Fatalf("seeding shelf s-%d: %+v, %v", i, r, err)
+		}
+	}
 }
 
 // TestPoolerRefusedLoginIsNotSent: PgBouncer lets in a role the server
@@ -275,7 +344,8 @@ for line in sys.stdin:
 
 // TestPoolerRestartsPython is TestPoolerRestartsWhileCallsRun for the
 // Python book over psycopg_pool: PgBouncer restarted, then the server
-// behind it, while 8 threads call. Every call is done, or fails with
+// behind it, while 8 threads call (the calls of the threads that do not
+// resend held in flight across each restart). Every call is done, or fails with
 // CHOBO_OUTCOME_UNKNOWN or CHOBO_NOT_SENT (never an error of the driver's
 // as it is); sent again on the server itself, one not sent answers done,
 // and the shelves hold one unit per call.
@@ -299,6 +369,7 @@ func TestPoolerRestartsPython(t *testing.T) {
 	}
 	module := strings.TrimSuffix(files[0].Path, ".py")
 	const tenant, callers = "pooled-py", 8
+	seedShelves(t, sr.Postgres(admin, tenant), callers)
 	cmd := exec.Command(py, "-c", fmt.Sprintf(pyRestarts, module), dir, bouncer.ConnString(pgtest.DefaultDB), tenant, strconv.Itoa(callers))
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=")
 	var stderr strings.Builder
@@ -336,7 +407,10 @@ func TestPoolerRestartsPython(t *testing.T) {
 		{"after the server's restart behind PgBouncer", srv.Restart},
 	} {
 		if step.restart != nil {
-			if err := step.restart(); err != nil {
+			release := stallShelves(t, admin, tenant, oddShelves(callers))
+			err := step.restart()
+			release()
+			if err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -388,8 +462,8 @@ func TestPoolerRestartsPython(t *testing.T) {
 		}
 		total += got.Posted
 	}
-	if total != report.Calls {
-		t.Errorf("the shelves hold %d units after %d calls of 1 each", total, report.Calls)
+	if total != report.Calls+callers {
+		t.Errorf("the shelves hold %d units after %d calls of 1 each and %d seeds", total, report.Calls, callers)
 	}
 	wantEntriesBalance(t, admin, b)
 	t.Logf("%d calls, %d failed", report.Calls, len(report.Failed))
