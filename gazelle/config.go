@@ -242,8 +242,8 @@ func didYouMean(word string, cands []string) string {
 }
 
 // clientLike is the client target word was most likely meant as: one
-// whose name it nearly spells, or, for a language alone (typescript,
-// pyhton), that language's client of the default backend, as
+// whose name it nearly spells, or, for a language's name alone (or a
+// near spelling of it), that language's client of the default backend, as
 // chobo_client's default names the backend.
 func clientLike(word string) (string, bool) {
 	if t, ok := nearest(word, knownClientTargets()); ok {

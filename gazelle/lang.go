@@ -1,8 +1,8 @@
 // Package gazelle is chobo's language for Gazelle: it writes the chobo
 // targets of every .book file (chobo_book, chobo_sql, chobo_client,
 // chobo_doc, chobo_conformance_test) and lets the rules of another
-// Gazelle language (Go's, rules_python's) that import a generated client
-// depend on its chobo_client. Add it to a gazelle_binary next to those
+// Gazelle language (a client language's own) that import a generated
+// client depend on its chobo_client. Add it to a gazelle_binary next to those
 // languages (docs/bazel.md, "Gazelle").
 //
 // The files follow Gazelle's own language/proto: config.go (directives),

@@ -66,7 +66,6 @@ var registryLines = []struct{ file, after, add string }{
 	{"gazelle/registry/registry.go", "\tpygazelle.Language,\n", "\tsnakegazelle.Language,\n"},
 	{"rules/private/targets.bzl", "load(\"//lang/python:defs.bzl\", python = \"LANGUAGE\")\n", "load(\"//lang/snake:defs.bzl\", snake = \"LANGUAGE\")\n"},
 	{"rules/private/targets.bzl", "    python,\n", "    snake,\n"},
-	{"rules/private/BUILD.bazel", "        \"//lang/python:defs\",\n", "        \"//lang/snake:defs\",\n"},
 	// The copied extension still makes @python_toolchains, under a name
 	// of its own here.
 	{"MODULE.bazel", "register_toolchains(\"@python_toolchains//:all\")\n", `
@@ -102,9 +101,8 @@ var copiedBooks = []struct{ book, scenarios string }{
 // skipped aloud).
 //
 // What it does not do: build the copy with Bazel (too slow for the
-// suite), so the Bazel lines (targets.bzl, rules/private/BUILD.bazel,
-// MODULE.bazel) are held only as text, by chobo/target's and the
-// runner's tests; run Gazelle, which writes the deps of the registries'
+// suite), so the Bazel lines (targets.bzl, MODULE.bazel) are held only
+// as text, by chobo/target's and the runner's tests; run Gazelle, which writes the deps of the registries'
 // BUILD files; or bless the goldens and generated pages (tests/testdata,
 // docs/cli.md) a new language's targets change.
 func TestCopiedLanguageFolder(t *testing.T) {

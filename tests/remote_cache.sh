@@ -63,13 +63,19 @@ git ls-files -z --cached --others --exclude-standard |
     if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
   done |
   tar -c --null -T - -f - | tar -x -f - -C "$copy"
-# The Python runtime's virtual environment is no file of a clone
-# (tests/setup.sh makes one in each, the same packages pinned): the copy
-# takes this checkout's. A conformance test's inputs hold the interpreter,
-# not its path, so the copy's Python tests still come from the cache.
-if [ -d lang/python/runtime/.venv ]; then
-  ln -s "$root/lang/python/runtime/.venv" "$copy/lang/python/runtime/.venv"
-fi
+# What each language's setup.sh installed in its folder is no file of a
+# clone (tests/setup.sh makes it in each, the same packages pinned): the
+# copy takes this checkout's, by links. A conformance test's inputs hold
+# a toolchain's interpreter, not its path, so the copy's tests still come
+# from the cache.
+git ls-files -z --others --ignored --exclude-standard --directory -- lang |
+  while IFS= read -r -d '' d; do
+    d=${d%/}
+    if [ -d "$d" ] && [ ! -e "$copy/$d" ]; then
+      mkdir -p "$(dirname "$copy/$d")"
+      ln -s "$root/$d" "$copy/$d"
+    fi
+  done
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

@@ -129,9 +129,8 @@ if [ -n "${CHOBO_PG_VERSION:-}" ]; then
   echo "setup: pinned PostgreSQL $("$pg_dest/native/bin/postgres" --version | awk '{print $3}') in $pg_dest/native/bin"
 fi
 
-# Python 3.11 or newer: BuildGrid below is installed with it, and the Python
-# runtime's unit tests (lang/python/runtime, whose setup.sh runs below) run
-# on it.
+# Python 3.11 or newer: BuildGrid below is installed with it, and a
+# language's setup.sh (below) may make a virtual environment with it.
 if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
@@ -175,8 +174,8 @@ echo "setup: BuildGrid $buildgrid_version in $bg_venv"
 bash tests/buildifier_check.sh --install
 
 # Node and npm from Debian when there are none: the browser tests below run
-# on Node, and so does what a language's setup.sh may install with npm
-# (lang/typescript's runtime packages).
+# on Node, and a language's setup.sh (below) may install packages with
+# npm.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   if [ "$(id -u)" != 0 ]; then
     echo "setup: no node or npm and not root: the tests that run on Node will be skipped"

@@ -79,12 +79,31 @@ func TestDefaultClientAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?s)def chobo_client\([^)]*?\btarget = "([^"]+)"`).FindSubmatch(data)
-	if m == nil {
-		t.Fatal("client.bzl: chobo_client has no default target")
+	if !regexp.MustCompile(`(?s)def chobo_client\([^)]*?\btarget = DEFAULT_TARGET\b`).Match(data) {
+		t.Fatal("client.bzl: chobo_client's target does not default to DEFAULT_TARGET")
 	}
-	if string(m[1]) != def {
-		t.Errorf("chobo_client defaults to %s; Gazelle's (gazelle/registry's DefaultClient) is %s", m[1], def)
+	registry, err := os.ReadFile(filepath.Join("..", "..", "rules", "private", "targets.bzl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^DEFAULT_TARGET = "postgres-" \+ FOLDERS\[0\]\.name$`).Match(registry) {
+		t.Fatal(`targets.bzl: DEFAULT_TARGET is not "postgres-" + FOLDERS[0].name`)
+	}
+	// The first of FOLDERS is the registry's first language, by the
+	// folder targets.bzl loads it from.
+	_, folders, _ := strings.Cut(string(registry), "\nFOLDERS = [\n    ")
+	first, _, _ := strings.Cut(folders, ",")
+	var from string
+	for _, m := range bzlFolder.FindAllStringSubmatch(string(registry), -1) {
+		if m[2] == first {
+			from = m[1]
+		}
+	}
+	if from != "lang/"+languages[0].Name {
+		t.Errorf("the first of targets.bzl's FOLDERS is %q, loaded from %q; the registry's first language is %s", first, from, languages[0].Name)
+	}
+	if want := "postgres-" + languages[0].Name; want != def {
+		t.Errorf("chobo_client defaults to %s; Gazelle's (gazelle/registry's DefaultClient) is %s", want, def)
 	}
 	if tg, ok := Lookup(def); !ok || tg.Language == "sql" {
 		t.Errorf("the default client %s is not a client target of the registry", def)

@@ -110,6 +110,7 @@ TARGETS = {
 
 LANGUAGE = struct(
     name = "go",
+    defs = Label(":defs"),
     library = _library,
     importpath = True,
     driver = _driver,

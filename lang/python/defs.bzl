@@ -78,6 +78,7 @@ TARGETS = {
 
 LANGUAGE = struct(
     name = "python",
+    defs = Label(":defs"),
     library = _library,
     importpath = False,
     driver = _driver,

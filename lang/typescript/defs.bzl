@@ -66,6 +66,7 @@ TARGETS = {
 
 LANGUAGE = struct(
     name = "typescript",
+    defs = Label(":defs"),
     library = _library,
     importpath = False,
     driver = _driver,

@@ -2,7 +2,7 @@
 
 load(":compiler.bzl", "COMPILER_ATTRS", "run_chobo")
 load(":providers.bzl", "BookInfo", "ChoboGeneratedInfo")
-load(":targets.bzl", "LANGUAGES", "TARGETS", "target_like")
+load(":targets.bzl", "DEFAULT_TARGET", "LANGUAGES", "TARGETS", "target_like")
 
 def _chobo_client_srcs_impl(ctx):
     book = ctx.attr.book[BookInfo]
@@ -57,7 +57,7 @@ chobo_client_srcs = rule(
         book = attr.label(providers = [BookInfo], mandatory = True),
         target = attr.string(mandatory = True, values = sorted(TARGETS.keys())),
         package = attr.string(mandatory = True),
-        out = attr.string(doc = "The file name of a client written as one file named after the book (the TypeScript targets); by default the .book file's name up to its first dot, with the target's extension."),
+        out = attr.string(doc = "The file name of a client written as one file named after the book (a target whose files are <book>.<extension>); by default the .book file's name up to its first dot, with the target's extension."),
     ),
     provides = [ChoboGeneratedInfo],
 )
@@ -67,15 +67,15 @@ def _default_package(importpath):
     last = importpath.rstrip("/").split("/")[-1]
     return "".join([c if c.isalnum() else "_" for c in last.elems()]).lower()
 
-def chobo_client(name, book, target = "postgres-go", importpath = None, package = None, out = None, visibility = None, tags = None, **kwargs):
+def chobo_client(name, book, target = DEFAULT_TARGET, importpath = None, package = None, out = None, visibility = None, tags = None, **kwargs):
     """A client library of a book, usable like a hand-written one.
 
     Makes `<name>_srcs` (the generated files), `<name>`, a library of
-    the target's language (its `library` in LANGUAGES, targets.bzl): for a
-    Go target a go_library with `importpath`, already depending on the Go
-    runtime; for a TypeScript target the one `.ts` file, which a
-    TypeScript rule or tsc takes as a source; and `<name>_driver`, what
-    chobo_conformance_test drives the client with.
+    the target's language, as that language's `library` in LANGUAGES
+    (targets.bzl) makes it: a library with `importpath` and the runtime
+    among its deps where the language has import paths, else what that
+    language's own rules or compiler take as a source; and
+    `<name>_driver`, what chobo_conformance_test drives the client with.
 
     Args:
       name: the library's name.
@@ -83,11 +83,12 @@ def chobo_client(name, book, target = "postgres-go", importpath = None, package 
       target: a chobo client target; see TARGETS in rules/private/targets.bzl,
         which the registry of targets (chobo/target) holds a test to.
       importpath: the library's import path, required by a language whose
-        library has one (Go), ignored by the others.
+        library has one, ignored by the others.
       package: the package name written into the sources, where the
         language has packages; by default the last element of importpath.
-      out: the file name of a TypeScript client; by default the .book
-        file's name up to its first dot, with ".ts" (stock.book: stock.ts).
+      out: the file name of a client written as one file named after
+        the book; by default the .book file's name up to its first dot,
+        with the target's extension (stock.book: stock.<extension>).
       visibility: of the library.
       tags: of every target it makes.
       **kwargs: passed to the generating rule (e.g. testonly).

@@ -215,10 +215,8 @@ def chobo_conformance_test(name, book, scenarios = [], versions = [], client = N
     client on the same cluster, a tigerbeetle-go client on chobo's model
     of TigerBeetle and, when the TigerBeetle toolchain has a binary, every
     TigerBeetle client on a real replica. Each client is driven by its
-    language's driver, on the toolchain the language names, if any: a
-    TypeScript client is compiled with tsc and driven on the Node
-    toolchain; a language that lives in a folder of its own,
-    lang/<language>, has its toolchain in lang/<language>/toolchain.
+    language's driver, on the toolchain the language names, if any, which
+    lives in the language's folder (lang/<language>/toolchain).
     Each log ends with one line per pair.
 
     The scenarios are the ones chobo generates for the book, plus

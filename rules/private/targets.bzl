@@ -19,7 +19,18 @@ FOLDERS = [
     python,
 ]
 
+# The bzl_library of each language's defs.bzl, which the bzl_library of
+# this file depends on (rules/private/BUILD.bazel): so a new language is
+# its lines above and nothing there.
+DEFS_LIBRARIES = [language.defs for language in FOLDERS]
+
+# The target of a chobo_client that names none: the PostgreSQL client of
+# the first language, as Gazelle's registry reads one (a test of
+# chobo/target holds the two together).
+DEFAULT_TARGET = "postgres-" + FOLDERS[0].name
+
 # language -> struct(
+#   defs = the Label of the bzl_library of its defs.bzl,
 #   library = macro(name, srcs, importpath, deps, visibility, tags),
 #   importpath = whether the library has an import path, from which the
 #     files' --package is named (required then, and never passed else),
@@ -87,8 +98,8 @@ def _nearest(word, cands):
 def target_like(word, default_backend = "postgres"):
     """The client target a word that is not one was most likely meant as.
 
-    One whose name it nearly spells (postgres_go, postgres-typscript), or,
-    for a language alone (typescript, pyhton), that language's target on
+    One whose name it nearly spells (postgres_go), or, for a language's
+    name alone (or a near spelling of it), that language's target on
     the default backend, as chobo_client's default names the backend; the
     same guesses as the chobo_client directive of chobo's Gazelle language.
 

@@ -1,6 +1,6 @@
 """Tests of chobo_client: what its message for a target that is not one suggests."""
 
-load("//rules/private:targets.bzl", "target_like")
+load("//rules/private:targets.bzl", "FOLDERS", "target_like")
 
 def _loading_check_impl(ctx):
     # Checked while the BUILD file was read: the test fails, listing what
@@ -25,19 +25,26 @@ def client_target_tests(name):
     Args:
       name: the test's name.
     """
-    failures = []
-    for word, want in [
-        ("typescript", "postgres-typescript"),  # a language alone: the default backend's
-        ("Python", "postgres-python"),
-        ("pyhton", "postgres-python"),
-        ("go", "postgres-go"),
-        ("postgres_go", "postgres-go"),
-        ("postgres-typscript", "postgres-typescript"),
-        ("tigerbeetle-pyton", "tigerbeetle-python"),
-        ("tigerbeetel-go", "tigerbeetle-go"),
+    cases = [
         ("postgres", None),  # a backend alone: no one client of it
-        ("rust", None),
-    ]:
+        ("klingon", None),  # no language of chobo's, nor near one
+    ]
+    for language in FOLDERS:
+        n = language.name
+        pg, tb = "postgres-" + n, "tigerbeetle-" + n
+        cases += [
+            (n, pg),  # a language alone: the default backend's
+            (n.capitalize(), pg),
+            ("postgres_" + n, pg),
+            ("tigerbeetel-" + n, tb),
+            (tb[:-1], tb),
+        ]
+        if len(n) > 4:
+            # Two letters typed the wrong way round, alone and in a target.
+            slip = n[:2] + n[3] + n[2] + n[4:]
+            cases += [(slip, pg), ("postgres-" + slip, pg)]
+    failures = []
+    for word, want in cases:
         got = target_like(word)
         if got != want:
             failures.append("target_like(%r): got %r, want %r" % (word, got, want))

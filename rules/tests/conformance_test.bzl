@@ -2,6 +2,7 @@
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("//rules:defs.bzl", "chobo_book", "chobo_client", "chobo_conformance_test")
+load("//rules/private:targets.bzl", "DEFAULT_TARGET", "LANGUAGES", "TARGETS")
 
 def _fails_with_message_impl(ctx):
     env = analysistest.begin(ctx)
@@ -137,16 +138,6 @@ _loading_check_test = rule(
     test = True,
 )
 
-# A client of each target, of one book.
-_CLIENTS = {
-    "postgres-go": "pg_go",
-    "tigerbeetle-go": "tb_go",
-    "postgres-typescript": "pg_ts",
-    "tigerbeetle-typescript": "tb_ts",
-    "postgres-python": "pg_py",
-    "tigerbeetle-python": "tb_py",
-}
-
 def conformance_part_tests(name):
     """The parts chobo_conformance_test makes, and what each drives.
 
@@ -154,42 +145,47 @@ def conformance_part_tests(name):
       name: the prefix of the targets.
     """
     chobo_book(name = name + "_stock", src = "stock.book", tags = ["manual"])
+
+    # A client of each target of the registry, of one book.
     clients = {}
-    for target, short in _CLIENTS.items():
-        client = name + "_" + short
+    for target in sorted(TARGETS.keys()):
+        client = name + "_" + target.replace("-", "_")
         chobo_client(
             name = client,
             book = ":" + name + "_stock",
             target = target,
-            importpath = "example.com/parts/" + short,
+            importpath = "example.com/parts/" + target.replace("-", "_"),
             package = "stock",
             tags = ["manual"],
         )
         clients[target] = ":" + client
+    pg = [t for t in sorted(TARGETS.keys()) if TARGETS[t].backend == "postgres"]
+    tb = [t for t in sorted(TARGETS.keys()) if TARGETS[t].backend == "tigerbeetle"]
+    model = [t for t in tb if LANGUAGES[TARGETS[t].language].model]
     every = name + "_every"
     chobo_conformance_test(name = every, book = ":" + name + "_stock", clients = clients.values(), tags = ["manual"])
     pg_only = name + "_pg_only"
-    chobo_conformance_test(name = pg_only, book = ":" + name + "_stock", clients = [clients["postgres-go"], clients["postgres-python"]], tags = ["manual"])
+    chobo_conformance_test(name = pg_only, book = ":" + name + "_stock", clients = [clients[t] for t in pg], tags = ["manual"])
 
     # Declared after the test: not known while the file is read, so it
     # goes to every part, and each drives it only where it belongs.
     late = name + "_late"
-    chobo_conformance_test(name = late, book = ":" + name + "_stock", clients = [":" + name + "_late_go"], tags = ["manual"])
+    chobo_conformance_test(name = late, book = ":" + name + "_stock", clients = [":" + name + "_late_pg"], tags = ["manual"])
     chobo_client(
-        name = name + "_late_go",
+        name = name + "_late_pg",
         book = ":" + name + "_stock",
-        target = "postgres-go",
+        target = DEFAULT_TARGET,
         importpath = "example.com/parts/late",
         package = "stock",
         tags = ["manual"],
     )
     tests = []
     for test, part, drivers in [
-        (every + "_postgres", "postgres", ["postgres-go", "postgres-typescript", "postgres-python"]),
-        (every + "_tigerbeetle_model", "tigerbeetle-model", ["tigerbeetle-go"]),
-        (every + "_tigerbeetle", "tigerbeetle", ["tigerbeetle-go", "tigerbeetle-typescript", "tigerbeetle-python"]),
-        (pg_only + "_postgres", "postgres", ["postgres-go", "postgres-python"]),
-        (late + "_postgres", "postgres", ["postgres-go"]),
+        (every + "_postgres", "postgres", pg),
+        (every + "_tigerbeetle_model", "tigerbeetle-model", model),
+        (every + "_tigerbeetle", "tigerbeetle", tb),
+        (pg_only + "_postgres", "postgres", pg),
+        (late + "_postgres", "postgres", [DEFAULT_TARGET]),
         (late + "_tigerbeetle_model", "tigerbeetle-model", []),
     ]:
         _drives_test(name = test + "_drives_test", target_under_test = ":" + test, part = part, drivers = drivers)
@@ -216,22 +212,26 @@ def conformance_part_tests(name):
     for s in ["_tigerbeetle_model", "_tigerbeetle"]:
         want("a test of PostgreSQL clients only has no " + s, native.existing_rule(pg_only + s), None)
         want("a test of a client not known yet has " + s, native.existing_rule(late + s) != None, True)
-    want("four pairs make a small test", (native.existing_rule(every + "_postgres") or {}).get("size"), "small")
+
+    # Sizes by the number of pairs: the SQL functions and three clients,
+    # then four (copies of one client, whatever the registry holds).
+    copies = []
+    for i in range(4):
+        copy = name + "_pg_copy%d" % i
+        chobo_client(
+            name = copy,
+            book = ":" + name + "_stock",
+            target = DEFAULT_TARGET,
+            importpath = "example.com/parts/copy%d" % i,
+            package = "stock",
+            tags = ["manual"],
+        )
+        copies.append(":" + copy)
+    four = name + "_four"
+    chobo_conformance_test(name = four, book = ":" + name + "_stock", clients = copies[:3], tags = ["manual"])
+    want("four pairs make a small test", (native.existing_rule(four + "_postgres") or {}).get("size"), "small")
     many = name + "_many"
-    chobo_client(
-        name = name + "_pg_go_again",
-        book = ":" + name + "_stock",
-        target = "postgres-go",
-        importpath = "example.com/parts/again",
-        package = "stock",
-        tags = ["manual"],
-    )
-    chobo_conformance_test(
-        name = many,
-        book = ":" + name + "_stock",
-        clients = [clients["postgres-go"], ":" + name + "_pg_go_again", clients["postgres-typescript"], clients["postgres-python"]],
-        tags = ["manual"],
-    )
+    chobo_conformance_test(name = many, book = ":" + name + "_stock", clients = copies, tags = ["manual"])
     want("five pairs make a medium test", (native.existing_rule(many + "_postgres") or {}).get("size"), "medium")
     sized = name + "_sized"
     chobo_conformance_test(name = sized, book = ":" + name + "_stock", size = "large", tags = ["manual"])

@@ -1,7 +1,7 @@
 """What chobo's toolchains of a tool from the machine have in common.
 
 Each toolchain (postgres and tigerbeetle here, and a client language's
-own under lang/<language>/toolchain: Node, Python) is a program the tests run, found on
+own under lang/<language>/toolchain) is a program the tests run, found on
 the machine or fetched at a pinned version, sometimes with
 packages pinned beside it. Its module extension makes one repository per
 installation the root module asks for, named <tool>_<i>_<kind>, each

@@ -74,7 +74,7 @@ type Owner struct {
 // `if`): Second is then the zero Owner. Either way the book is refused
 // rather than given a name its reader would not recognise.
 type Collision struct {
-	Language string // the language as its users write its name: "Go", "TypeScript", …
+	Language string // the language as its users write its name ("Go")
 	Name     string
 	First    Owner
 	Second   Owner
