@@ -2,7 +2,6 @@ package tests
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,126 +35,6 @@ func typeScript(t *testing.T) (node, tsc string) {
 	tools := useLanguage(t, lang).(*tsdriver.Tools)
 	return tools.Node.Program, tools.TSC
 }
-
-// TestTypeScriptRuntime compiles the runtime with its own configuration
-// (which is stricter than what clients must pass) and runs its unit tests.
-func TestTypeScriptRuntime(t *testing.T) {
-	node, tsc := typeScript(t)
-	// Laid out as the repository is: the package's dist/ beside its
-	// node_modules in lang/typescript/runtime, and runtime/testdata's
-	// vectors.json, history_vectors.json, connection_vectors.json and
-	// tb_bulk_vectors.json where the compiled tests look for them from
-	// there.
-	out := t.TempDir()
-	pkg := filepath.Join(out, "lang", "typescript", "runtime")
-	cmd := exec.Command(tsc, "-p", tsRuntimeDir, "--outDir", filepath.Join(pkg, "dist"))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tsc -p lang/typescript/runtime: %v\n%s", err, b)
-	}
-	testdata := filepath.Join(out, "runtime", "testdata")
-	if err := os.MkdirAll(testdata, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Dir(vectorsFile)
-	for _, f := range []string{vectorsFile, filepath.Join(dir, "history_vectors.json"), filepath.Join(dir, "connection_vectors.json"),
-		filepath.Join(dir, "tb_bulk_vectors.json")} {
-		vec, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(testdata, filepath.Base(f)), vec, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	abs, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
-	if err := os.Symlink(abs, filepath.Join(pkg, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"type": "module"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tests, _ := filepath.Glob(filepath.Join(pkg, "dist", "runtime", "test", "*.test.js"))
-	if len(tests) < 5 {
-		t.Fatalf("found %d compiled test files", len(tests))
-	}
-	cmd = exec.Command(node, append([]string{"--test", "--test-reporter=tap"}, tests...)...)
-	// The tests against a real server take it from CHOBO_PG_DSN, and the
-	// book they load into it from CHOBO_PG_SQL.
-	srv, err := pgtest.Launch()
-	switch {
-	case errors.Is(err, pgtest.ErrNoServer) && os.Getenv("CI") != "true":
-		fmt.Println("SKIP: the TypeScript runtime's tests on a real PostgreSQL: " + err.Error())
-	case err != nil:
-		t.Fatal(err)
-	default:
-		t.Cleanup(func() {
-			if err := srv.Stop(); err != nil {
-				t.Errorf("pgtest: %v", err)
-			}
-		})
-		sql, err := filepath.Abs(filepath.Join(casesDir, "stock_reservation", "expected", "postgres", "stock_reservation.sql"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Env = append(os.Environ(), "CHOBO_PG_DSN="+srv.ConnString(pgtest.DefaultDB), "CHOBO_PG_SQL="+sql)
-	}
-	b, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the runtime's unit tests failed: %v\n%s", err, b)
-	}
-	if srv != nil && strings.Contains(string(b), "SKIP: real PostgreSQL") {
-		t.Fatalf("the TypeScript runtime's tests skipped the real server they were given:\n%s", b)
-	}
-	pass := ""
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "# pass ") || strings.HasPrefix(l, "# fail ") {
-			pass += strings.TrimPrefix(l, "# ") + " "
-		}
-	}
-	t.Logf("lang/typescript/runtime: %s", pass)
-	if !strings.Contains(pass, "fail 0") {
-		t.Fatalf("the runtime's unit tests did not all pass:\n%s", b)
-	}
-}
-
-// TestTypeScriptClientsCompile runs tsc with the flags every generated
-// client must pass over the expected clients of every case, both targets,
-// as users would: each file as it is, with Node's types; and again with the
-// checks of the strictest projects.
-func TestTypeScriptClientsCompile(t *testing.T) {
-	_, tsc := typeScript(t)
-	var files []string
-	for _, c := range cases(t) {
-		for _, tg := range []string{"postgres-typescript", "tigerbeetle-typescript"} {
-			found, _ := filepath.Glob(c.expected(filepath.Join(tg, "*.ts")))
-			files = append(files, found...)
-		}
-	}
-	if len(files) < 20 {
-		t.Fatalf("found only %d TypeScript clients", len(files))
-	}
-	// Each file is a module, so one program of them all still checks
-	// each file alone.
-	types, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules", "@types"))
-	args := append(append([]string{}, tsFlags...), "--noEmit", "--target", "es2022", "--module", "nodenext",
-		"--types", "node", "--typeRoots", types)
-	// The flags every client must pass, then those of the
-	// strictest projects, which a client must not make them give up.
-	for _, flags := range [][]string{nil, strictest} {
-		cmd := exec.Command(tsc, append(append(args, flags...), files...)...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("tsc %s over %d clients: %v\n%s", strings.Join(append(tsFlags, flags...), " "), len(files), err, out.String())
-		}
-		t.Logf("tsc %s: %d clients compile", strings.Join(append(tsFlags, flags...), " "), len(files))
-	}
-}
-
-// strictest are the checks strict projects turn on beyond --strict.
-var strictest = []string{"--noUnusedParameters", "--noImplicitReturns", "--noFallthroughCasesInSwitch",
-	"--exactOptionalPropertyTypes", "--noUncheckedIndexedAccess", "--noPropertyAccessFromIndexSignature",
-	"--isolatedModules", "--noImplicitOverride"}
 
 // targetsExample reads the first block of language lang in the section
 // of docs/targets.md that starts with heading, and the block after it,

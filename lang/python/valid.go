@@ -15,7 +15,7 @@ import (
 // a colon and every dedent back to a level the file opened, every
 // identifier an identifier already in the NFKC form Python reads it in,
 // and nothing a client never writes (tabs, carriage returns, semicolons,
-// backslashes that join lines). It is not a parser: tests/python_test.go
+// backslashes that join lines). It is not a parser: clients_test.go
 // compiles and type-checks the clients of every test case; this is what
 // the fuzzer of the registry of targets (chobo/target) can afford on
 // every input, which it finds as the Language's Valid.

@@ -11,7 +11,7 @@ import (
 // bracket closed by its own kind, every identifier made of characters an
 // identifier may hold, and nothing a client never writes (template
 // literals, regular expressions outside the runtime). It is not a parser:
-// tests/typescript_test.go compiles the clients of every test case with
+// clients_test.go compiles the clients of every test case with
 // tsc; this is what the fuzzer can afford on every input.
 func Valid(data []byte) error {
 	src := string(data)

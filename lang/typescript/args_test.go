@@ -1,4 +1,4 @@
-package tests
+package typescript_test
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	tsdriver "github.com/chobo-lang/chobo/lang/typescript/driver"
+	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
 // A TypeScript client never drops an argument: an object with a property
@@ -168,12 +171,9 @@ options: CHOBO_BAD_ARGUMENT chobo: BACKEND: the options have typo, which BACKEND
 // tsArgsDir lays out the programs with the case's client of target.
 func tsArgsDir(t *testing.T, target string, files map[string]string) string {
 	t.Helper()
-	client, err := os.ReadFile(filepath.Join(casesDir, "stock_reservation_ja", "expected", target, "在庫.ts"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := langtest.CaseClient(t, "stock_reservation_ja", target)
 	dir := t.TempDir()
-	modules, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
+	modules := tools(t).Node.Modules
 	all := map[string]string{"在庫.ts": string(client), "book.ts": tsArgsBooks[target], "package.json": `{"type": "module"}` + "\n"}
 	for name, text := range files {
 		all[name] = text
@@ -193,7 +193,7 @@ func tsArgsDir(t *testing.T, target string, files map[string]string) string {
 // those of the strictest projects.
 func tsArgsTsc(tsc, dir string, emit bool, files ...string) (string, error) {
 	modules := filepath.Join(dir, "node_modules")
-	args := append(append([]string{}, tsFlags...), strictest...)
+	args := append(append([]string{}, tsdriver.ClientFlags...), strictest...)
 	args = append(args, "--target", "es2022", "--module", "nodenext", "--types", "node",
 		"--typeRoots", filepath.Join(modules, "@types"), "--allowImportingTsExtensions", "--pretty", "false")
 	if emit {
@@ -212,11 +212,11 @@ func tsArgsTsc(tsc, dir string, emit bool, files ...string) (string, error) {
 	return out.String(), err
 }
 
-// TestTypeScriptArgumentsCompile compiles ordinary calls, which must
+// TestArgumentsCompile compiles ordinary calls, which must
 // pass, and calls with a property too many, each of which tsc must
 // reject, with a message that names the property.
-func TestTypeScriptArgumentsCompile(t *testing.T) {
-	_, tsc := typeScript(t)
+func TestArgumentsCompile(t *testing.T) {
+	tsc := tools(t).TSC
 	for _, target := range []string{"postgres-typescript", "tigerbeetle-typescript"} {
 		t.Run(target, func(t *testing.T) {
 			dir := tsArgsDir(t, target, map[string]string{"ok.ts": tsArgsOK, "bad.ts": tsArgsBad})
@@ -281,12 +281,13 @@ func firstError(out string) string {
 	return strings.Join(keep, "\n")
 }
 
-// TestTypeScriptArgumentsRefused runs calls whose objects got past the
+// TestArgumentsRefused runs calls whose objects got past the
 // compiler with a property too many, or with an argument too many: each
 // is refused with CHOBO_BAD_ARGUMENT saying what is wrong, and nothing
 // is sent.
-func TestTypeScriptArgumentsRefused(t *testing.T) {
-	node, tsc := typeScript(t)
+func TestArgumentsRefused(t *testing.T) {
+	ts := tools(t)
+	node, tsc := ts.Node.Program, ts.TSC
 	for _, target := range []string{"postgres-typescript", "tigerbeetle-typescript"} {
 		t.Run(target, func(t *testing.T) {
 			dir := tsArgsDir(t, target, map[string]string{"run.ts": tsArgsRun})

@@ -1,0 +1,263 @@
+// Package langtest is what the tests in a client language's folder
+// (lang/<language>) and beside the Go runtime share: the root of the
+// checkout and the shared vectors in it, the language's tools as its own
+// driver kit finds them (or the test skipped aloud), a PostgreSQL server
+// for a runtime's tests against a real one, and the check that a
+// runtime's replay of the vectors catches small changes to its code.
+package langtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/gen"
+	"github.com/chobo-lang/chobo/chobo/target"
+)
+
+// Root is the root of the checkout: the nearest folder above the test's
+// working directory that holds go.mod. Under Bazel, whose sandbox holds
+// no checkout, it skips t: go test runs the tests that need one.
+func Root(t testing.TB) string {
+	t.Helper()
+	if os.Getenv("TEST_SRCDIR") != "" {
+		Skip(t, "under Bazel the checkout is not at hand; go test runs the tests that need one")
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("langtest: no go.mod above the test's folder")
+		}
+		dir = up
+	}
+}
+
+// Testdata is the path of a file of runtime/testdata, where the vectors
+// every runtime replays are.
+func Testdata(t testing.TB, name string) string {
+	t.Helper()
+	return filepath.Join(Root(t), "runtime", "testdata", name)
+}
+
+// A Client is a file of the client chobo writes of a case's book.
+type Client struct {
+	Case string // the case's folder under tests/testdata
+	gen.File
+}
+
+// Clients are the files of the clients of target (a name of the
+// registry) of every end-to-end case (tests/testdata/<case>) whose book
+// checks and which the target does not refuse, as the build writes them:
+// the same as the case's expected/<target>, which the golden tests hold
+// them to, and there for a language with no goldens yet.
+func Clients(t testing.TB, targetName string) []Client {
+	t.Helper()
+	tg, ok := target.Lookup(targetName)
+	if !ok {
+		t.Fatalf("langtest: no target %s", targetName)
+	}
+	books, err := filepath.Glob(filepath.Join(Root(t), "tests", "testdata", "*", "*.book"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Client
+	for _, p := range books {
+		if filepath.Base(p) == "against.book" {
+			continue // the previous version a case is checked against
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(p)
+		res := check.Check(name, src)
+		if res.Book == nil {
+			continue // a case of a book that does not check
+		}
+		files, ds, err := tg.Build(res.Book, gen.NewSource(name, src), gen.Options{})
+		if err != nil {
+			t.Fatalf("%s of %s: %v", targetName, p, err)
+		}
+		if len(ds) > 0 {
+			continue // a case of a book the target refuses
+		}
+		for _, f := range files {
+			out = append(out, Client{Case: filepath.Base(filepath.Dir(p)), File: f})
+		}
+	}
+	return out
+}
+
+// CaseClient is the one file of the client of target of the case named.
+func CaseClient(t testing.TB, caseName, targetName string) []byte {
+	t.Helper()
+	var found []Client
+	for _, c := range Clients(t, targetName) {
+		if c.Case == caseName {
+			found = append(found, c)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("langtest: %d files of the %s client of case %s, want one", len(found), targetName, caseName)
+	}
+	return found[0].Data
+}
+
+// Skip skips t, printing its reason once as a SKIP line so that it shows
+// in a log written without -test.v (Bazel's), unless CI=true outside
+// Bazel, where what a test needs must be installed and t fails instead.
+func Skip(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
+		t.Fatalf("cannot run here (CI=true): %s", why)
+	}
+	skipped.Do(why, func() { fmt.Println("SKIP: " + why) })
+	t.Skip("SKIP: " + why)
+}
+
+// skipped prints each reason once per test binary.
+var skipped = onceEach{done: map[string]bool{}}
+
+type onceEach struct {
+	mu   sync.Mutex
+	done map[string]bool
+}
+
+func (o *onceEach) Do(key string, f func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.done[key] {
+		o.done[key] = true
+		f()
+	}
+}
+
+// Use has a language's driver kit find its tools in the checkout and
+// returns them, or skips t (Skip) saying why they are not there.
+func Use(t testing.TB, kit driverkit.Kit) driverkit.Builder {
+	t.Helper()
+	root := Root(t)
+	b, why := kit.Checkout(driverkit.Checkout{Root: root, Scratch: t.TempDir()})
+	if why != "" {
+		Skip(t, kit.Language()+" clients: "+why)
+	}
+	return b
+}
+
+// Postgres starts a throwaway PostgreSQL server for a runtime's tests
+// against a real one and returns its connection string; without server
+// binaries it prints a SKIP line naming what then goes untested and
+// returns "" (under CI a server must be there). The server stops when t
+// ends.
+func Postgres(t testing.TB, what string) string {
+	t.Helper()
+	srv, err := pgtest.Launch()
+	switch {
+	case errors.Is(err, pgtest.ErrNoServer) && os.Getenv("CI") != "true":
+		fmt.Printf("SKIP: %s on a real PostgreSQL: %v\n", what, err)
+		return ""
+	case err != nil:
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Stop(); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	return srv.ConnString(pgtest.DefaultDB)
+}
+
+// A Mutation is a small change to one source file of a runtime, of the
+// kind that once slipped through or easily could: New in place of Old,
+// which must be in the file exactly once.
+type Mutation struct {
+	Name, File, Old, New string
+}
+
+// A Replay runs a runtime's own replay of a vector file with the source
+// file named file (as a Mutation names it) holding src instead of what
+// it holds; with file "" every source is as it is. It returns what the
+// replay printed, and an error when it failed.
+type Replay func(t *testing.T, file, src string) (string, error)
+
+// CatchesMutations holds a runtime's replay of the vectors to what it
+// is worth: it must pass on the sources in dir as they are, and fail
+// with each mutation, by a vector (failedVector reads that from what it
+// printed) rather than a build. A mutation whose text is no longer in
+// its file fails too: it is to be written again for the code as it is.
+func CatchesMutations(t *testing.T, dir string, ms []Mutation, replay Replay, failedVector func(out string) bool) {
+	t.Helper()
+	if out, err := replay(t, "", ""); err != nil {
+		t.Fatalf("the vectors fail the runtime as it is: %v\n%s", err, out)
+	}
+	for _, m := range ms {
+		t.Run(m.Name, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join(dir, m.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(src), m.Old); n != 1 {
+				t.Fatalf("its text is %d times in %s, not once:\n%s", n, m.File, m.Old)
+			}
+			out, err := replay(t, m.File, strings.Replace(string(src), m.Old, m.New, 1))
+			if err == nil {
+				t.Fatalf("the vectors pass with the mutation:\n%s", out)
+			}
+			if !failedVector(out) {
+				t.Fatalf("the replay did not run to fail a vector:\n%s", out)
+			}
+		})
+	}
+}
+
+// GoReplay is the Replay of the Go package in the test's own folder: its
+// tests matching run, with go test's -overlay putting the changed file
+// in place. Where the go command is not at hand (under Bazel) it skips t.
+func GoReplay(run string) Replay {
+	return func(t *testing.T, file, src string) (string, error) {
+		t.Helper()
+		if os.Getenv("TEST_SRCDIR") != "" {
+			Skip(t, "under Bazel the go command is not at hand; go test runs the replays")
+		}
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			Skip(t, "no go command: "+err.Error())
+		}
+		replace := map[string]string{}
+		if file != "" {
+			abs, err := filepath.Abs(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed := filepath.Join(t.TempDir(), file)
+			if err := os.WriteFile(changed, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			replace[abs] = changed
+		}
+		o, _ := json.Marshal(map[string]any{"Replace": replace})
+		overlay := filepath.Join(t.TempDir(), "overlay.json")
+		if err := os.WriteFile(overlay, o, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(goBin, "test", "-overlay", overlay, "-count=1", "-timeout=120s", "-run", run, ".")
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+}
