@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/evolve"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
 // conformanceCases are the cases every backend must agree on: those
@@ -316,25 +316,8 @@ func startPostgres(t *testing.T, books []loaded) pgDeployment {
 // pgDeployment), with at most conns connections for the calls.
 func deploy(t testing.TB, books []pgdeploy.Book, conns int) pgDeployment {
 	t.Helper()
-	srv := pgtest.Start(t)
-	admin := srv.Pool(t, 20)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	app, planted, err := pgdeploy.Deploy(ctx, srv, admin, books, pgdeploy.Options{Trap: true, Conns: conns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Close)
-	if len(planted.Skipped) > 0 {
-		t.Errorf("built-ins without a lookalike: %q", planted.Skipped)
-	}
-	t.Logf("lookalikes before pg_catalog on the path of %s and %s: %s", pgdeploy.Owner, pgdeploy.App, planted)
-	// The trap is armed: a built-in named on the application's path is
-	// a lookalike.
-	if _, err := app.Exec(ctx, `select convert_to('x', 'UTF8')`); !pgdeploy.Reached(err) {
-		t.Fatalf("a built-in called as the application's role on its path: %v; want a lookalike reached", err)
-	}
-	return pgDeployment{srv: srv, admin: admin, app: app}
+	d := langtest.Deploy(t, books, conns)
+	return pgDeployment{srv: d.Server, admin: d.Admin, app: d.App}
 }
 
 // TestPostgresConformance runs every scenario of every book through the

@@ -7,6 +7,7 @@
 package langtest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,9 +17,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
@@ -181,6 +186,98 @@ func Postgres(t testing.TB, what string) string {
 		}
 	})
 	return srv.ConnString(pgtest.DefaultDB)
+}
+
+// A Deployment is a throwaway PostgreSQL cluster with books loaded as
+// docs/targets.md deploys them (pgdeploy): owned by the owner's role,
+// called by the application's, with lookalikes of the built-ins planted
+// ahead of pg_catalog on both roles' search paths, so that a function
+// that names a built-in without its schema is caught.
+type Deployment struct {
+	Server *pgtest.Server
+	Admin  *pgxpool.Pool // the cluster's superuser
+	App    *pgxpool.Pool // the application's role, at most conns connections
+}
+
+// Deploy starts a cluster (pgtest.Start: it skips t, aloud, where there
+// are no server binaries, and fails under CI) and loads books into it;
+// everything stops when t ends.
+func Deploy(t testing.TB, books []pgdeploy.Book, conns int) Deployment {
+	t.Helper()
+	srv := pgtest.Start(t)
+	admin := srv.Pool(t, 20)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	app, planted, err := pgdeploy.Deploy(ctx, srv, admin, books, pgdeploy.Options{Trap: true, Conns: conns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	if len(planted.Skipped) > 0 {
+		t.Errorf("built-ins without a lookalike: %q", planted.Skipped)
+	}
+	t.Logf("lookalikes before pg_catalog on the path of %s and %s: %s", pgdeploy.Owner, pgdeploy.App, planted)
+	// The trap is armed: a built-in named on the application's path is
+	// a lookalike.
+	if _, err := app.Exec(ctx, `select convert_to('x', 'UTF8')`); !pgdeploy.Reached(err) {
+		t.Fatalf("a built-in called as the application's role on its path: %v; want a lookalike reached", err)
+	}
+	return Deployment{Server: srv, Admin: admin, App: app}
+}
+
+// Env is the libpq environment of a program that connects as the
+// application's role.
+func (d Deployment) Env() []string {
+	return []string{"PGHOST=" + d.Server.SocketDir, fmt.Sprintf("PGPORT=%d", d.Server.Port),
+		"PGUSER=" + pgdeploy.App, "PGDATABASE=" + pgtest.DefaultDB}
+}
+
+// BookSQL is the book at path (from the root of the checkout) with the
+// SQL `chobo build --target postgres` writes for it.
+func BookSQL(t testing.TB, path string) pgdeploy.Book {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(Root(t), filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := check.Check(filepath.Base(path), src)
+	if res.Book == nil {
+		t.Fatalf("%s does not check", path)
+	}
+	tg, _ := target.Lookup("postgres")
+	files, ds, err := tg.Build(res.Book, gen.NewSource(filepath.Base(path), src), gen.Options{})
+	if err != nil || len(ds) > 0 || len(files) != 1 {
+		t.Fatalf("the SQL of %s: %v %v", path, err, ds)
+	}
+	return pgdeploy.Book{Name: res.Book.Name, SQL: string(files[0].Data)}
+}
+
+// DocExample is the first block fenced as fence (its language) in the
+// section of docs/targets.md that starts with heading, and the block
+// after it, which shows what the program prints.
+func DocExample(t testing.TB, heading, fence string) (program, printed string) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(Root(t), "docs", "targets.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i := strings.Index(text, heading)
+	if i < 0 {
+		t.Fatalf("docs/targets.md has no section %q", heading)
+	}
+	block := func(from int, open string) (string, int) {
+		start := strings.Index(text[from:], open)
+		if start < 0 {
+			t.Fatalf("docs/targets.md: no %q block after %q", open, heading)
+		}
+		start += from + len(open)
+		end := strings.Index(text[start:], "```\n")
+		return text[start : start+end], start + end + 4
+	}
+	program, next := block(i, "```"+fence+"\n")
+	printed, _ = block(next, "```\n")
+	return program, printed
 }
 
 // A Mutation is a small change to one source file of a runtime, of the
