@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -465,60 +464,6 @@ func givenArgs(e interp.Entry) map[string]string {
 		}
 	}
 	return out
-}
-
-// TestPythonHistoryTypesMirrorGo holds the Python runtime's history types
-// to the Go runtime's, field by field and in order: the Go name in snake
-// case, from_ for From, which is a keyword.
-func TestPythonHistoryTypesMirrorGo(t *testing.T) {
-	venv := venvBin(t)
-	script := `
-import dataclasses, json, sys
-sys.path.insert(0, "src")
-from chobo import chobo
-print(json.dumps({n: [f.name for f in dataclasses.fields(getattr(chobo, n))]
-                  for n in ("Entry", "StatementQuery", "Statement", "OpenHold", "HoldMove")}))
-`
-	cmd := exec.Command(filepath.Join(venv, "python"), "-c", script)
-	cmd.Dir = pyRuntimeDir
-	b, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, b)
-	}
-	var got map[string][]string
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatalf("%s: %v", b, err)
-	}
-	snake := func(name string) string {
-		if name == "ID" {
-			return "id"
-		}
-		if name == "From" {
-			return "from_"
-		}
-		var s strings.Builder
-		for i, r := range name {
-			if r >= 'A' && r <= 'Z' {
-				if i > 0 {
-					s.WriteByte('_')
-				}
-				r += 'a' - 'A'
-			}
-			s.WriteRune(r)
-		}
-		return s.String()
-	}
-	for name, v := range map[string]any{"Entry": chobo.Entry{}, "StatementQuery": chobo.StatementQuery{},
-		"Statement": chobo.Statement{}, "OpenHold": chobo.OpenHold{}, "HoldMove": chobo.HoldMove{}} {
-		typ := reflect.TypeOf(v)
-		var want []string
-		for i := 0; i < typ.NumField(); i++ {
-			want = append(want, snake(typ.Field(i).Name))
-		}
-		if !slices.Equal(got[name], want) {
-			t.Errorf("%s: the Python runtime has %v, the Go one %v", name, got[name], want)
-		}
-	}
 }
 
 // TestPythonHistoryReadsOnTigerBeetle runs the scenarios of the history

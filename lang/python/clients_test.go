@@ -288,7 +288,7 @@ func TestUnknownKeywords(t *testing.T) {
 	venv := filepath.Dir(venvPython(t))
 	dir := t.TempDir()
 	for module, tg := range map[string]string{"pgbook": "postgres-python", "tbbook": "tigerbeetle-python"} {
-		data := langtest.CaseClient(t, "inventory", tg)
+		data := langtest.CaseClient(t, "inventory", tg).Data
 		if err := os.WriteFile(filepath.Join(dir, module+".py"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -394,7 +394,7 @@ print(unsupported, requests)
 func TestTigerBeetleReadsNeedTheReadsOfTransfers(t *testing.T) {
 	venv := filepath.Dir(venvPython(t))
 	dir := t.TempDir()
-	data := langtest.CaseClient(t, "history", "tigerbeetle-python")
+	data := langtest.CaseClient(t, "history", "tigerbeetle-python").Data
 	if err := os.WriteFile(filepath.Join(dir, "card.py"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}

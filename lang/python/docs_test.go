@@ -19,7 +19,7 @@ func TestExampleInDocs(t *testing.T) {
 	program, want := langtest.DocExample(t, "## `postgres-python` and `tigerbeetle-python`", "python")
 	d := langtest.Deploy(t, []pgdeploy.Book{langtest.BookSQL(t, "examples/inventory/inventory.book")}, 4)
 	dir := t.TempDir()
-	client := langtest.CaseClient(t, "inventory", "postgres-python")
+	client := langtest.CaseClient(t, "inventory", "postgres-python").Data
 	for name, data := range map[string][]byte{"main.py": []byte(program), "inventory.py": client} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)

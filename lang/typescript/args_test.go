@@ -171,7 +171,7 @@ options: CHOBO_BAD_ARGUMENT chobo: BACKEND: the options have typo, which BACKEND
 // tsArgsDir lays out the programs with the case's client of target.
 func tsArgsDir(t *testing.T, target string, files map[string]string) string {
 	t.Helper()
-	client := langtest.CaseClient(t, "stock_reservation_ja", target)
+	client := langtest.CaseClient(t, "stock_reservation_ja", target).Data
 	dir := t.TempDir()
 	modules := tools(t).Node.Modules
 	all := map[string]string{"在庫.ts": string(client), "book.ts": tsArgsBooks[target], "package.json": `{"type": "module"}` + "\n"}

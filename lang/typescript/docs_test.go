@@ -21,7 +21,7 @@ func TestExampleInDocs(t *testing.T) {
 	program, want := langtest.DocExample(t, "## `postgres-typescript` and `tigerbeetle-typescript`", "ts")
 	d := langtest.Deploy(t, []pgdeploy.Book{langtest.BookSQL(t, "examples/inventory/inventory.book")}, 4)
 	dir := t.TempDir()
-	client := langtest.CaseClient(t, "inventory", "postgres-typescript")
+	client := langtest.CaseClient(t, "inventory", "postgres-typescript").Data
 	for name, data := range map[string][]byte{"main.ts": []byte(program), "inventory.ts": client,
 		"package.json": []byte(`{"type": "module"}` + "\n")} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {

@@ -110,7 +110,7 @@ func Clients(t testing.TB, targetName string) []Client {
 }
 
 // CaseClient is the one file of the client of target of the case named.
-func CaseClient(t testing.TB, caseName, targetName string) []byte {
+func CaseClient(t testing.TB, caseName, targetName string) Client {
 	t.Helper()
 	var found []Client
 	for _, c := range Clients(t, targetName) {
@@ -121,7 +121,7 @@ func CaseClient(t testing.TB, caseName, targetName string) []byte {
 	if len(found) != 1 {
 		t.Fatalf("langtest: %d files of the %s client of case %s, want one", len(found), targetName, caseName)
 	}
-	return found[0].Data
+	return found[0]
 }
 
 // Skip skips t, printing its reason once as a SKIP line so that it shows

@@ -1,13 +1,17 @@
 package pyruntime_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	pydriver "github.com/chobo-lang/chobo/lang/python/driver"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
@@ -150,5 +154,58 @@ func replay(pattern string, env ...string) langtest.Replay {
 		cmd.Env = append(append(os.Environ(), "CHOBO_VECTORS="+langtest.Testdata(t, "vectors.json"), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH="), env...)
 		b, err := cmd.CombinedOutput()
 		return string(b), err
+	}
+}
+
+// TestHistoryTypesMirrorGo holds the Python runtime's history types
+// to the Go runtime's, field by field and in order: the Go name in snake
+// case, from_ for From, which is a keyword.
+func TestHistoryTypesMirrorGo(t *testing.T) {
+	py := python(t)
+	script := `
+import dataclasses, json, sys
+sys.path.insert(0, "src")
+from chobo import chobo
+print(json.dumps({n: [f.name for f in dataclasses.fields(getattr(chobo, n))]
+                  for n in ("Entry", "StatementQuery", "Statement", "OpenHold", "HoldMove")}))
+`
+	cmd := exec.Command(py, "-c", script)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	var got map[string][]string
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	snake := func(name string) string {
+		if name == "ID" {
+			return "id"
+		}
+		if name == "From" {
+			return "from_"
+		}
+		var s strings.Builder
+		for i, r := range name {
+			if r >= 'A' && r <= 'Z' {
+				if i > 0 {
+					s.WriteByte('_')
+				}
+				r += 'a' - 'A'
+			}
+			s.WriteRune(r)
+		}
+		return s.String()
+	}
+	for name, v := range map[string]any{"Entry": chobo.Entry{}, "StatementQuery": chobo.StatementQuery{},
+		"Statement": chobo.Statement{}, "OpenHold": chobo.OpenHold{}, "HoldMove": chobo.HoldMove{}} {
+		typ := reflect.TypeOf(v)
+		var want []string
+		for i := 0; i < typ.NumField(); i++ {
+			want = append(want, snake(typ.Field(i).Name))
+		}
+		if !slices.Equal(got[name], want) {
+			t.Errorf("%s: the Python runtime has %v, the Go one %v", name, got[name], want)
+		}
 	}
 }
