@@ -124,24 +124,7 @@ func TestPoolerRestartsWhileCallsRun(t *testing.T) {
 			}
 		}
 	}
-	for _, step := range []struct {
-		what    string
-		restart func() error
-	}{
-		{"before the restarts", nil},
-		{"after PgBouncer's restart", bouncer.Restart},
-		{"after the server's restart behind PgBouncer", srv.Restart},
-	} {
-		if step.restart != nil {
-			release := stallShelves(t, admin, tenant, oddShelves(callers))
-			err := step.restart()
-			release()
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		waitAnswers(200, step.what)
-	}
+	restartWhileCalling(t, admin, tenant, callers, bouncer.Restart, srv.Restart, func(what string) { waitAnswers(200, what) })
 	close(stop)
 	wg.Wait()
 
@@ -229,6 +212,31 @@ func stallShelves(t *testing.T, admin *pgxpool.Pool, tenant string, skus []strin
 			release()
 			t.Fatalf("no call waited for the shelves %v in 90 s", skus)
 		}
+	}
+}
+
+// restartWhileCalling waits for calls to be answered (wait, told which
+// step it waits after), restarts PgBouncer and waits again, then restarts
+// the server behind it and waits again. Before each restart the shelves
+// of the callers that do not resend are locked until a call waits for
+// them (stallShelves), and released once the restart is done.
+func restartWhileCalling(t *testing.T, admin *pgxpool.Pool, tenant string, callers int, bouncerRestart, serverRestart func() error, wait func(what string)) {
+	t.Helper()
+	wait("before the restarts")
+	for _, step := range []struct {
+		what    string
+		restart func() error
+	}{
+		{"after PgBouncer's restart", bouncerRestart},
+		{"after the server's restart behind PgBouncer", serverRestart},
+	} {
+		release := stallShelves(t, admin, tenant, oddShelves(callers))
+		err := step.restart()
+		release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait(step.what)
 	}
 }
 
@@ -398,26 +406,11 @@ func TestPoolerRestartsPython(t *testing.T) {
 		}
 		return strings.TrimSpace(got)
 	}
-	for _, step := range []struct {
-		what    string
-		restart func() error
-	}{
-		{"before the restarts", nil},
-		{"after PgBouncer's restart", bouncer.Restart},
-		{"after the server's restart behind PgBouncer", srv.Restart},
-	} {
-		if step.restart != nil {
-			release := stallShelves(t, admin, tenant, oddShelves(callers))
-			err := step.restart()
-			release()
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+	restartWhileCalling(t, admin, tenant, callers, bouncer.Restart, srv.Restart, func(what string) {
 		if got := say("wait 100"); got != "ok" {
-			t.Fatalf("%s: %s calls done in 90 s\n%s", step.what, got, stderr.String())
+			t.Fatalf("%s: %s calls done in 90 s\n%s", what, got, stderr.String())
 		}
-	}
+	})
 	var report struct {
 		Calls  int64
 		Failed []struct{ Delivery, Sku, Kind, Message string }
