@@ -105,8 +105,8 @@ var copiedBooks = []struct{ book, scenarios string }{
 //
 // What it does not do: build the copy with Bazel (too slow for the
 // suite), so the Bazel lines (targets.bzl, MODULE.bazel) are held only
-// as text, by chobo/target's and the runner's tests; run Gazelle, which writes the deps of the registries'
-// BUILD files; bless the goldens and generated pages (tests/testdata,
+// as text, by chobo/target's and the runner's tests; run Gazelle, which
+// writes the deps of the registries' BUILD files; bless the goldens and generated pages (tests/testdata,
 // docs/cli.md) a new language's targets change; or write its section of
 // docs/targets.md, whose example the folder's TestExampleInDocs runs
 // (skipped in the copy, aloud).

@@ -28,18 +28,6 @@ func venvPython(t *testing.T) string {
 	return langtest.Use(t, pydriver.Kit{}).(*pydriver.Venv).Python
 }
 
-// clientTargets are the targets of this language, whose clients every
-// case's expected output holds.
-func clientTargets() []string {
-	var out []string
-	for _, tg := range target.All {
-		if tg.Language == python.Language.Name {
-			out = append(out, tg.Name)
-		}
-	}
-	return out
-}
-
 // hostileBook is a book whose every text and name is one a Python client
 // must write with care: descriptions that would end a docstring or start
 // an escape, keywords and soft keywords, a name NFKC changes, names the
@@ -100,7 +88,7 @@ func TestClientsTypeCheck(t *testing.T) {
 		}
 		modules = append(modules, module)
 	}
-	for _, tg := range clientTargets() {
+	for _, tg := range langtest.Targets(python.Language.Name) {
 		for _, c := range langtest.Clients(t, tg) {
 			add(c.Case+"__"+strings.ReplaceAll(tg, "-", "_"), c.Data)
 		}
@@ -112,7 +100,7 @@ func TestClientsTypeCheck(t *testing.T) {
 	if res.Book == nil {
 		t.Fatalf("the hostile book does not check: %v", res.Diags)
 	}
-	for _, tg := range clientTargets() {
+	for _, tg := range langtest.Targets(python.Language.Name) {
 		g, _ := target.Lookup(tg)
 		files, ds, err := g.Build(res.Book, gen.NewSource("hostile.book", []byte(hostileBook)), gen.Options{})
 		if err != nil || len(ds) > 0 || len(files) != 1 {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/lang/typescript"
 	tsdriver "github.com/chobo-lang/chobo/lang/typescript/driver"
 	"github.com/chobo-lang/chobo/tests/langtest"
@@ -35,12 +34,9 @@ func TestClientsCompile(t *testing.T) {
 	ts := tools(t)
 	var files []string
 	dir := t.TempDir()
-	for _, tg := range target.All {
-		if tg.Language != typescript.Language.Name {
-			continue
-		}
-		for _, c := range langtest.Clients(t, tg.Name) {
-			f := filepath.Join(dir, c.Case, tg.Name, c.Path)
+	for _, tg := range langtest.Targets(typescript.Language.Name) {
+		for _, c := range langtest.Clients(t, tg) {
+			f := filepath.Join(dir, c.Case, tg, c.Path)
 			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
@@ -73,11 +74,35 @@ type Client struct {
 // them to, and there for a language with no goldens yet.
 func Clients(t testing.TB, targetName string) []Client {
 	t.Helper()
-	tg, ok := target.Lookup(targetName)
-	if !ok {
-		t.Fatalf("langtest: no target %s", targetName)
+	return casesClients(t, "*", targetName)
+}
+
+// CaseClient is the one file of the client of target of the case named.
+func CaseClient(t testing.TB, caseName, targetName string) Client {
+	t.Helper()
+	found := casesClients(t, caseName, targetName)
+	if len(found) != 1 {
+		t.Fatalf("langtest: %d files of the %s client of case %s, want one", len(found), targetName, caseName)
 	}
-	books, err := filepath.Glob(filepath.Join(Root(t), "tests", "testdata", "*", "*.book"))
+	return found[0]
+}
+
+// Targets are the names of the registry's targets of a client language.
+func Targets(language string) []string {
+	var out []string
+	for _, tg := range target.All {
+		if tg.Language == language {
+			out = append(out, tg.Name)
+		}
+	}
+	return out
+}
+
+// casesClients is Clients of the cases whose folders match the pattern
+// cases.
+func casesClients(t testing.TB, cases, targetName string) []Client {
+	t.Helper()
+	books, err := filepath.Glob(filepath.Join(Root(t), "tests", "testdata", cases, "*.book"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,21 +111,9 @@ func Clients(t testing.TB, targetName string) []Client {
 		if filepath.Base(p) == "against.book" {
 			continue // the previous version a case is checked against
 		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := filepath.Base(p)
-		res := check.Check(name, src)
-		if res.Book == nil {
-			continue // a case of a book that does not check
-		}
-		files, ds, err := tg.Build(res.Book, gen.NewSource(name, src), gen.Options{})
-		if err != nil {
-			t.Fatalf("%s of %s: %v", targetName, p, err)
-		}
-		if len(ds) > 0 {
-			continue // a case of a book the target refuses
+		_, files, ok := build(t, p, targetName)
+		if !ok {
+			continue // a case of a book that does not check, or that the target refuses
 		}
 		for _, f := range files {
 			out = append(out, Client{Case: filepath.Base(filepath.Dir(p)), File: f})
@@ -109,19 +122,29 @@ func Clients(t testing.TB, targetName string) []Client {
 	return out
 }
 
-// CaseClient is the one file of the client of target of the case named.
-func CaseClient(t testing.TB, caseName, targetName string) Client {
+// build is the book at path and what `chobo build --target <targetName>`
+// writes for it; ok is false when the book does not check or the target
+// refuses it.
+func build(t testing.TB, path, targetName string) (b *book.Book, files []gen.File, ok bool) {
 	t.Helper()
-	var found []Client
-	for _, c := range Clients(t, targetName) {
-		if c.Case == caseName {
-			found = append(found, c)
-		}
+	tg, found := target.Lookup(targetName)
+	if !found {
+		t.Fatalf("langtest: no target %s", targetName)
 	}
-	if len(found) != 1 {
-		t.Fatalf("langtest: %d files of the %s client of case %s, want one", len(found), targetName, caseName)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return found[0]
+	name := filepath.Base(path)
+	res := check.Check(name, src)
+	if res.Book == nil {
+		return nil, nil, false
+	}
+	files, ds, err := tg.Build(res.Book, gen.NewSource(name, src), gen.Options{})
+	if err != nil {
+		t.Fatalf("%s of %s: %v", targetName, path, err)
+	}
+	return res.Book, files, len(ds) == 0
 }
 
 // Skip skips t, printing its reason once as a SKIP line so that it shows
@@ -132,26 +155,15 @@ func Skip(t testing.TB, why string) {
 	if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
 		t.Fatalf("cannot run here (CI=true): %s", why)
 	}
-	skipped.Do(why, func() { fmt.Println("SKIP: " + why) })
+	if _, printed := skipped.LoadOrStore(why, true); !printed {
+		fmt.Println("SKIP: " + why)
+	}
 	t.Skip("SKIP: " + why)
 }
 
-// skipped prints each reason once per test binary.
-var skipped = onceEach{done: map[string]bool{}}
-
-type onceEach struct {
-	mu   sync.Mutex
-	done map[string]bool
-}
-
-func (o *onceEach) Do(key string, f func()) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if !o.done[key] {
-		o.done[key] = true
-		f()
-	}
-}
+// skipped holds the reasons Skip printed, each printed once per test
+// binary.
+var skipped sync.Map
 
 // Use has a language's driver kit find its tools in the checkout and
 // returns them, or skips t (Skip) saying why they are not there.
@@ -236,20 +248,11 @@ func (d Deployment) Env() []string {
 // SQL `chobo build --target postgres` writes for it.
 func BookSQL(t testing.TB, path string) pgdeploy.Book {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(Root(t), filepath.FromSlash(path)))
-	if err != nil {
-		t.Fatal(err)
+	b, files, ok := build(t, filepath.Join(Root(t), filepath.FromSlash(path)), "postgres")
+	if !ok || len(files) != 1 {
+		t.Fatalf("%s does not check, or its SQL is not one file", path)
 	}
-	res := check.Check(filepath.Base(path), src)
-	if res.Book == nil {
-		t.Fatalf("%s does not check", path)
-	}
-	tg, _ := target.Lookup("postgres")
-	files, ds, err := tg.Build(res.Book, gen.NewSource(filepath.Base(path), src), gen.Options{})
-	if err != nil || len(ds) > 0 || len(files) != 1 {
-		t.Fatalf("the SQL of %s: %v %v", path, err, ds)
-	}
-	return pgdeploy.Book{Name: res.Book.Name, SQL: string(files[0].Data)}
+	return pgdeploy.Book{Name: b.Name, SQL: string(files[0].Data)}
 }
 
 // DocExample is the first block fenced as fence (its language) in the
