@@ -122,22 +122,21 @@ var bulkMutations = []langtest.Mutation{
 
 func TestConnectionVectorsCatchMutations(t *testing.T) {
 	langtest.CatchesMutations(t, filepath.Join("src", "chobo"), connectionMutations,
-		replay("test_connection_vectors.py", "CHOBO_CONNECTION_VECTORS="+langtest.Testdata(t, "connection_vectors.json")), failedVector)
+		replay(python(t), "test_connection_vectors.py", "CHOBO_CONNECTION_VECTORS="+langtest.Testdata(t, "connection_vectors.json")), failedVector)
 }
 
 func TestBulkVectorsCatchMutations(t *testing.T) {
 	langtest.CatchesMutations(t, filepath.Join("src", "chobo"), bulkMutations,
-		replay("test_tb_bulk_vectors.py", "CHOBO_TB_BULK_VECTORS="+langtest.Testdata(t, "tb_bulk_vectors.json")), failedVector)
+		replay(python(t), "test_tb_bulk_vectors.py", "CHOBO_TB_BULK_VECTORS="+langtest.Testdata(t, "tb_bulk_vectors.json")), failedVector)
 }
 
 func failedVector(out string) bool { return strings.Contains(out, "FAIL: test_vectors") }
 
 // replay runs the test files matching pattern on a copy of the runtime,
-// with env.
-func replay(pattern string, env ...string) langtest.Replay {
+// with the interpreter py and env.
+func replay(py, pattern string, env ...string) langtest.Replay {
 	return func(t *testing.T, file, src string) (string, error) {
 		t.Helper()
-		py := python(t)
 		out := t.TempDir()
 		for _, d := range []string{"src", "tests"} {
 			if err := os.CopyFS(filepath.Join(out, d), os.DirFS(d)); err != nil {
