@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	sr "github.com/chobo-lang/chobo/tests/clients/stock_reservation"
+	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
 // A call whose answer is lost after the server committed it, sent again
@@ -187,7 +188,7 @@ func TestResentCallAnswersItsFirstAnswer(t *testing.T) {
 	}
 	// 10 in, 3 out for o-1; o-2 given back.
 	wantBalances(t, sr.Postgres(pool, tenant), "s", sr.Balance{Posted: 7}, sr.Balance{Posted: 3})
-	wantEntriesBalance(t, pool, b)
+	langtest.EntriesBalance(t, pool, b)
 }
 
 // TestResentBulkCallsKeepTheirIDs: a bulk's pipeline loses its answers
@@ -231,7 +232,7 @@ func TestResentBulkCallsKeepTheirIDs(t *testing.T) {
 		}
 	}
 	wantBalances(t, sr.Postgres(pool, tenant), "s", sr.Balance{Posted: 11, HeldOut: 3}, sr.Balance{HeldIn: 3})
-	wantEntriesBalance(t, pool, b)
+	langtest.EntriesBalance(t, pool, b)
 }
 
 // TestResentExpireAnswersWhatItGaveBack: an expire() whose answer is cut
@@ -288,5 +289,5 @@ func TestResentExpireAnswersWhatItGaveBack(t *testing.T) {
 	if err := pool.QueryRow(ctx, `select count(*) from "stock_reservation".holds where tenant = $1 and state = 'expired'`, tenant).Scan(&expired); err != nil || expired != 3 {
 		t.Errorf("%d holds expired (%v), want 3", expired, err)
 	}
-	wantEntriesBalance(t, pool, b)
+	langtest.EntriesBalance(t, pool, b)
 }

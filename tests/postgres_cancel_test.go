@@ -15,6 +15,7 @@ import (
 
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
 	sr "github.com/chobo-lang/chobo/tests/clients/stock_reservation"
+	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
 // Cancellation on a real server, as chobopg documents it: a context that
@@ -180,7 +181,7 @@ func TestCancelledWhileWaitingOnALock(t *testing.T) {
 				r, err = c.Restock.Do(ctx, sr.RestockArgs{Delivery: "d-2", Sku: "s", Qty: 1})
 				wantAnswer(t, "the call that waited its turn, sent again", r, err, sr.Done)
 			}
-			wantEntriesBalance(t, pool, b)
+			langtest.EntriesBalance(t, pool, b)
 		})
 	}
 }
@@ -326,5 +327,5 @@ func TestCancelledAfterTheCommit(t *testing.T) {
 		})
 	}
 	wantBalances(t, c, "s", sr.Balance{Posted: 10, HeldOut: 6}, sr.Balance{HeldIn: 6})
-	wantEntriesBalance(t, pool, b)
+	langtest.EntriesBalance(t, pool, b)
 }

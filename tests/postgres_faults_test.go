@@ -15,10 +15,10 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
-	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
 	sr "github.com/chobo-lang/chobo/tests/clients/stock_reservation"
+	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
 // Faults on a real server: a backend killed in the middle of a call, the
@@ -120,16 +120,6 @@ func wantBalances(t *testing.T, c *sr.Book, sku string, shelf, shoppers sr.Balan
 	}
 }
 
-// wantEntriesBalance fails the test when an account's balance differs
-// from the sum of its entries.
-func wantEntriesBalance(t *testing.T, pool *pgxpool.Pool, b *book.Book) {
-	t.Helper()
-	bad, err := conformance.EntriesBalance(context.Background(), pool, b)
-	if err != nil || len(bad) > 0 {
-		t.Errorf("balances that are not the sum of their entries: %v %v", bad, err)
-	}
-}
-
 // wantAnswer fails the test unless a call answered outcome, without error.
 func wantAnswer(t *testing.T, what string, r sr.Result, err error, outcome sr.Outcome) {
 	t.Helper()
@@ -218,7 +208,7 @@ func TestBackendKilledMidCall(t *testing.T) {
 		r, err = retry.ReserveStock.Hold(ctx, hold)
 		wantAnswer(t, "a second retry", r, err, sr.DoneBefore)
 		wantBalances(t, c, "s", shelfHeld, shoppersHeld)
-		wantEntriesBalance(t, pool, b)
+		langtest.EntriesBalance(t, pool, b)
 	})
 
 	// A first sending of the same call is in flight (its transaction has
@@ -247,7 +237,7 @@ func TestBackendKilledMidCall(t *testing.T) {
 		r, err = retry.ReserveStock.Hold(ctx, hold)
 		wantAnswer(t, "the retry", r, err, sr.DoneBefore)
 		wantBalances(t, c, "s", shelfHeld, shoppersHeld)
-		wantEntriesBalance(t, pool, b)
+		langtest.EntriesBalance(t, pool, b)
 	})
 
 	// The caller made the call inside its own transaction, which answered
@@ -283,7 +273,7 @@ func TestBackendKilledMidCall(t *testing.T) {
 		r, err = retry.ReserveStock.Hold(ctx, hold)
 		wantAnswer(t, "the retry", r, err, sr.Done)
 		wantBalances(t, c, "s", shelfHeld, shoppersHeld)
-		wantEntriesBalance(t, pool, b)
+		langtest.EntriesBalance(t, pool, b)
 	})
 }
 
@@ -390,7 +380,7 @@ func TestServerRestartBetweenCalls(t *testing.T) {
 	wantAnswer(t, "the pinging pool's first call after the restart", r, err, sr.DoneBefore)
 
 	wantBalances(t, fresh, "s", sr.Balance{Posted: 10, HeldOut: 7}, sr.Balance{HeldIn: 7})
-	wantEntriesBalance(t, pinging, b)
+	langtest.EntriesBalance(t, pinging, b)
 }
 
 // wantUnsent fails the test unless err is the error of a statement pgx
@@ -633,7 +623,7 @@ func expiryRound(t *testing.T, pool *pgxpool.Pool, b *book.Book, tenant string) 
 	}
 	// Every hold has ended: nothing is held, and only the posted moved.
 	wantBalances(t, c, "s", sr.Balance{Posted: stock - posted}, sr.Balance{Posted: posted})
-	wantEntriesBalance(t, pool, b)
+	langtest.EntriesBalance(t, pool, b)
 	return racing, counts
 }
 
@@ -704,7 +694,7 @@ func TestBulkLosesItsConnection(t *testing.T) {
 			wantAnswer(t, fmt.Sprintf("call %d sent again", i), a.Result, a.Err, sr.Done)
 		}
 		wantBalances(t, again, "s", sr.Balance{Posted: 10, HeldOut: 5}, sr.Balance{HeldIn: 5})
-		wantEntriesBalance(t, pool, b)
+		langtest.EntriesBalance(t, pool, b)
 	})
 
 	t.Run("over a pool that sends lost calls again", func(t *testing.T) {
@@ -732,6 +722,6 @@ func TestBulkLosesItsConnection(t *testing.T) {
 			}
 		}
 		wantBalances(t, c, "s", sr.Balance{Posted: 10, HeldOut: 5}, sr.Balance{HeldIn: 5})
-		wantEntriesBalance(t, pool, b)
+		langtest.EntriesBalance(t, pool, b)
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
 // historian is a role that may read the history and nothing else: USAGE
@@ -303,7 +304,7 @@ func TestHistoryReads(t *testing.T) {
 	if _, err := reader.Exec(ctx, `select * from "wallet".history_statement('t1', 'wallet', array['m'], p_limit => -1)`); sqlState(err) != "22023" {
 		t.Errorf("a limit of -1: %v, want 22023", err)
 	}
-	wantEntriesBalance(t, u.admin, b)
+	langtest.EntriesBalance(t, u.admin, b)
 }
 
 // reverse reverses the order of the rows of a page written "a; b; c".
@@ -615,5 +616,5 @@ func TestUpgradeFromEntriesKeptTwice(t *testing.T) {
 	if got := publicRights(t, ctx, u.admin); len(got) > 0 {
 		t.Errorf("PUBLIC may execute %v", got)
 	}
-	wantEntriesBalance(t, u.admin, check.Check("wallet.book", []byte(walletV1)).Book)
+	langtest.EntriesBalance(t, u.admin, check.Check("wallet.book", []byte(walletV1)).Book)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/tests/clients/stock_reservation"
 	"github.com/chobo-lang/chobo/tests/clients/to_itself"
+	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
 // What only PostgreSQL has: locks, isolation levels, constraints that
@@ -393,7 +394,7 @@ func TestOneMoveTryPutsBack(t *testing.T) {
 	if !takeFirst || !putFirst {
 		t.Fatalf("the members tried did not give both id orders (take first %v, put first %v)", takeFirst, putFirst)
 	}
-	wantEntriesBalance(t, pool, res.Book)
+	langtest.EntriesBalance(t, pool, res.Book)
 }
 
 // TestEarlierLayoutMovesOver: a schema made by an earlier chobo, with
@@ -506,7 +507,7 @@ func TestEarlierLayoutMovesOver(t *testing.T) {
 		}
 		// the entries of the earlier layout are in the history too, the
 		// calls after the move numbered on after them
-		wantEntriesBalance(t, pool, res.Book)
+		langtest.EntriesBalance(t, pool, res.Book)
 		var m1, issued string
 		if err := pool.QueryRow(ctx, `select "points".balance_member_points('t', 'm1')::text, "points".balance_issued('t')::text`).Scan(&m1, &issued); err != nil {
 			t.Fatal(err)

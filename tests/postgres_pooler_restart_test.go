@@ -1,17 +1,10 @@
 package tests
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,11 +18,10 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
-	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/interp"
-	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
 	sr "github.com/chobo-lang/chobo/tests/clients/stock_reservation"
+	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
 // TestPoolerRestartsWhileCallsRun: 8 callers send restock calls (a key of
@@ -124,7 +116,7 @@ func TestPoolerRestartsWhileCallsRun(t *testing.T) {
 			}
 		}
 	}
-	restartWhileCalling(t, admin, tenant, callers, bouncer.Restart, srv.Restart, func(what string) { waitAnswers(200, what) })
+	langtest.RestartWhileCalling(t, admin, tenant, callers, bouncer.Restart, srv.Restart, func(what string) { waitAnswers(200, what) })
 	close(stop)
 	wg.Wait()
 
@@ -175,79 +167,9 @@ func TestPoolerRestartsWhileCallsRun(t *testing.T) {
 	if total != calls.Load()+callers {
 		t.Errorf("the shelves hold %d units after %d calls of 1 each and %d seeds", total, calls.Load(), callers)
 	}
-	wantEntriesBalance(t, admin, b)
+	langtest.EntriesBalance(t, admin, b)
 	t.Logf("%d calls, %d failed: %d not sent, %d of unknown outcome; resent by the client after a lost connection: %d unknown, %d not sent",
 		calls.Load(), len(failed), notSent, unknown, chobopg.Resent(chobopg.ErrOutcomeUnknown), chobopg.Resent(chobopg.ErrNotSent))
-}
-
-// stallShelves locks the shelf rows of the given SKUs of a tenant from a
-// transaction on the server itself, and returns once at least one call
-// waits for them. A restart made before release is then certain to cut
-// calls in flight, where otherwise it might fall between two calls and
-// leave nothing to prove. release ends the transaction (it may already
-// have died with the server).
-func stallShelves(t *testing.T, admin *pgxpool.Pool, tenant string, skus []string) (release func()) {
-	t.Helper()
-	ctx := context.Background()
-	locker, err := admin.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	release = func() { _ = locker.Rollback(ctx) }
-	var locked int
-	if err := locker.QueryRow(ctx, `with l as (select 1 from "stock_reservation".accounts where tenant = $1 and kind = 'shelf' and args[1] = any($2::text[]) for update) select count(*) from l`, tenant, skus).Scan(&locked); err != nil || locked != len(skus) {
-		release()
-		t.Fatalf("locking the shelves %v: %d rows, %v", skus, locked, err)
-	}
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		var waiting int
-		if err := admin.QueryRow(ctx, `select count(*) from pg_stat_activity where wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
-			release()
-			t.Fatal(err)
-		}
-		if waiting > 0 {
-			return release
-		}
-		if time.Now().After(deadline) {
-			release()
-			t.Fatalf("no call waited for the shelves %v in 90 s", skus)
-		}
-	}
-}
-
-// restartWhileCalling waits for calls to be answered (wait, told which
-// step it waits after), restarts PgBouncer and waits again, then restarts
-// the server behind it and waits again. Before each restart the shelves
-// of the callers that do not resend are locked until a call waits for
-// them (stallShelves), and released once the restart is done.
-func restartWhileCalling(t *testing.T, admin *pgxpool.Pool, tenant string, callers int, bouncerRestart, serverRestart func() error, wait func(what string)) {
-	t.Helper()
-	wait("before the restarts")
-	for _, step := range []struct {
-		what    string
-		restart func() error
-	}{
-		{"after PgBouncer's restart", bouncerRestart},
-		{"after the server's restart behind PgBouncer", serverRestart},
-	} {
-		release := stallShelves(t, admin, tenant, oddShelves(callers))
-		err := step.restart()
-		release()
-		if err != nil {
-			t.Fatal(err)
-		}
-		wait(step.what)
-	}
-}
-
-// oddShelves are the SKUs of the callers that do not resend: the calls
-// stallShelves holds back for a restart to cut.
-func oddShelves(callers int) []string {
-	var skus []string
-	for c := 1; c < callers; c += 2 {
-		skus = append(skus, fmt.Sprintf("s-%d", c))
-	}
-	return skus
 }
 
 // seedShelves makes each caller's shelf with one unit, so that its row
@@ -281,185 +203,6 @@ func TestPoolerRefusedLoginIsNotSent(t *testing.T) {
 	if !errors.Is(err, chobopg.ErrNotSent) || errors.Is(err, chobopg.ErrOutcomeUnknown) {
 		t.Errorf("%v: want ErrNotSent", err)
 	}
-}
-
-// pyRestarts is the Python side of TestPoolerRestartsPython: callers
-// threads send restock calls through the stock_reservation book's Python
-// client over a psycopg_pool pool with its defaults, the even ones
-// resending lost calls (the default), the odd ones not (resend_for=0).
-// Told "wait N" on stdin it answers "ok" once N more calls were done;
-// told "stop" it prints, as JSON, how many calls went and each that failed.
-const pyRestarts = `
-import json, sys, threading, time
-sys.path.insert(0, sys.argv[1])
-import psycopg_pool
-from %s import ChoboError, postgres
-
-dsn, tenant, callers = sys.argv[2], sys.argv[3], int(sys.argv[4])
-pool = psycopg_pool.ConnectionPool(dsn, open=True)
-lock = threading.Lock()
-state = {"calls": 0, "done": 0}
-failed = []
-stop = threading.Event()
-
-def run(c):
-    book = postgres(pool, tenant, resend_for=None if c %% 2 == 0 else 0)
-    i = 0
-    while not stop.is_set():
-        delivery, sku = f"d-{c}-{i}", f"s-{c}"
-        i += 1
-        with lock:
-            state["calls"] += 1
-        try:
-            r = book.restock.do(delivery=delivery, sku=sku, qty=1)
-            if r.result == "done" or r.result == "done_before" and r.resent:
-                with lock:
-                    state["done"] += 1
-                continue
-            kind, message = "answer", f"{r.result} {r.reason}"
-        except ChoboError as e:
-            kind, message = e.code, f"{type(e.__cause__).__name__}: {e}"
-        except Exception as e:
-            kind, message = "unclassified", f"{type(e).__name__}: {e}"
-        with lock:
-            failed.append({"delivery": delivery, "sku": sku, "kind": kind, "message": message})
-        time.sleep(0.02)
-
-threads = [threading.Thread(target=run, args=(c,)) for c in range(callers)]
-for t in threads:
-    t.start()
-for line in sys.stdin:
-    cmd = line.split()
-    if cmd[0] == "wait":
-        with lock:
-            start = state["done"]
-        deadline = time.monotonic() + 90
-        while True:
-            with lock:
-                got = state["done"] - start
-            if got >= int(cmd[1]) or time.monotonic() > deadline:
-                break
-            time.sleep(0.01)
-        print("ok" if got >= int(cmd[1]) else f"only {got}", flush=True)
-    elif cmd[0] == "stop":
-        stop.set()
-        for t in threads:
-            t.join()
-        pool.close()
-        print(json.dumps({"calls": state["calls"], "failed": failed}), flush=True)
-        break
-`
-
-// TestPoolerRestartsPython is TestPoolerRestartsWhileCallsRun for the
-// Python book over psycopg_pool: PgBouncer restarted, then the server
-// behind it, while 8 threads call (the calls of the threads that do not
-// resend held in flight across each restart). Every call is done, or fails with
-// CHOBO_OUTCOME_UNKNOWN or CHOBO_NOT_SENT (never an error of the driver's
-// as it is); sent again on the server itself, one not sent answers done,
-// and the shelves hold one unit per call.
-func TestPoolerRestartsPython(t *testing.T) {
-	py := pyPooler(t)
-	t.Parallel() // as TestPoolerRestartsWhileCallsRun
-	srv, admin, b := faultBook(t)
-	bouncer := pgtest.StartBouncer(t, srv, pgtest.TransactionPooling)
-	src, err := os.ReadFile(caseByName(t, "stock_reservation").path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, _ := target.Lookup("postgres-python")
-	files, ds, err := g.Build(b, gen.NewSource("stock_reservation.book", src), gen.Options{})
-	if err != nil || len(ds) > 0 || len(files) != 1 {
-		t.Fatalf("the Python client: %v %v", ds, err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, files[0].Path), files[0].Data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	module := strings.TrimSuffix(files[0].Path, ".py")
-	const tenant, callers = "pooled-py", 8
-	seedShelves(t, sr.Postgres(admin, tenant), callers)
-	cmd := exec.Command(py, "-c", fmt.Sprintf(pyRestarts, module), dir, bouncer.ConnString(pgtest.DefaultDB), tenant, strconv.Itoa(callers))
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	out := bufio.NewReader(outPipe)
-	say := func(line string) string {
-		t.Helper()
-		if _, err := io.WriteString(in, line+"\n"); err != nil {
-			t.Fatalf("%s: %v\n%s", line, err, stderr.String())
-		}
-		got, err := out.ReadString('\n')
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", line, err, stderr.String())
-		}
-		return strings.TrimSpace(got)
-	}
-	restartWhileCalling(t, admin, tenant, callers, bouncer.Restart, srv.Restart, func(what string) {
-		if got := say("wait 100"); got != "ok" {
-			t.Fatalf("%s: %s calls done in 90 s\n%s", what, got, stderr.String())
-		}
-	})
-	var report struct {
-		Calls  int64
-		Failed []struct{ Delivery, Sku, Kind, Message string }
-	}
-	if err := json.Unmarshal([]byte(say("stop")), &report); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	if len(report.Failed) == 0 {
-		t.Fatal("no call failed across both restarts: the test proves nothing here")
-	}
-	direct := sr.Postgres(admin, tenant)
-	ctx := context.Background()
-	messages := map[string]int{}
-	for _, f := range report.Failed {
-		messages[f.Kind+": "+f.Message]++
-		r, err := direct.Restock.Do(ctx, sr.RestockArgs{Delivery: f.Delivery, Sku: f.Sku, Qty: 1})
-		switch {
-		case err != nil:
-			t.Errorf("%s sent again: %v", f.Delivery, err)
-		case f.Kind == "CHOBO_NOT_SENT":
-			if r.Outcome != sr.Done {
-				t.Errorf("%s failed as not sent (%s), but had been applied: %v", f.Delivery, f.Message, r.Outcome)
-			}
-		case f.Kind == "CHOBO_OUTCOME_UNKNOWN":
-		default:
-			t.Errorf("%s: %s: %s", f.Delivery, f.Kind, f.Message)
-		}
-	}
-	var lines []string
-	for m, n := range messages {
-		lines = append(lines, fmt.Sprintf("%4d× %s", n, m))
-	}
-	sort.Strings(lines)
-	for _, l := range lines {
-		t.Log(l)
-	}
-	var total int64
-	for c := 0; c < callers; c++ {
-		got, err := direct.Balance.Shelf(ctx, sr.ShelfAccount{Sku: fmt.Sprintf("s-%d", c)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		total += got.Posted
-	}
-	if total != report.Calls+callers {
-		t.Errorf("the shelves hold %d units after %d calls of 1 each and %d seeds", total, report.Calls, callers)
-	}
-	wantEntriesBalance(t, admin, b)
-	t.Logf("%d calls, %d failed", report.Calls, len(report.Failed))
 }
 
 // TestPoolerRestartsEveryClient: each PostgreSQL client, driven as a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
+	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
 // A call sent again by a client whose connection was lost while the call
@@ -306,7 +307,7 @@ func TestUpgradeFromBeforeCallIDs(t *testing.T) {
 	// The entries of before are in the history, each account's numbered
 	// from 1 with the balance each left; m's last one left what m holds.
 	wallet := check.Check("wallet.book", []byte(walletV1)).Book
-	wantEntriesBalance(t, u.admin, wallet)
+	langtest.EntriesBalance(t, u.admin, wallet)
 	m := `"wallet".chobo_id(array['account', 'wallet', '', 'wallet', 'm'])`
 	var history string
 	if err := u.admin.QueryRow(ctx, `select string_agg(seq || ' ' || op || ' ' || key[1] || ' ' || posted || ' ' || after_posted || ' ' || after_held_out, '; ' order by seq)
@@ -381,7 +382,7 @@ func TestUpgradeFromBeforeCallIDs(t *testing.T) {
 		t.Errorf("after the upgrade: %s, want posted 130, held out 3", got)
 	}
 	// and the entries of today follow them, numbered on from 14
-	wantEntriesBalance(t, u.admin, wallet)
+	langtest.EntriesBalance(t, u.admin, wallet)
 	var last int64
 	if err := u.admin.QueryRow(ctx, `select max(seq) from "wallet".account_entries where tenant = '' and account = `+m).Scan(&last); err != nil || last <= 14 {
 		t.Errorf("m's last entry after calls of today: %d %v", last, err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -466,11 +467,23 @@ func TestClientConformance(t *testing.T) {
 // TestDriverStatusAndBalance covers, for every PostgreSQL client, what
 // the scenarios do not ask a driver for: status, balance, a partial post,
 // a call the client must refuse to make, and a request naming a
-// parameter the operation does not have.
+// parameter the operation does not have. A language whose driver has
+// variants on PostgreSQL (driverkit.Varied: another database library)
+// runs it again in each.
 func TestDriverStatusAndBalance(t *testing.T) {
 	l := loadForBackends(t, caseByName(t, "inventory"))
 	for _, tg := range targetsOn("postgres") {
 		t.Run(tg, func(t *testing.T) { statusAndBalance(t, tg, l) })
+		_, kit := languageOf(t, tg)
+		for _, v := range driverkit.VariantsOf(kit, "postgres") {
+			t.Run(tg+"/"+v.Name, func(t *testing.T) {
+				for _, kv := range v.Env {
+					k, val, _ := strings.Cut(kv, "=")
+					t.Setenv(k, val)
+				}
+				statusAndBalance(t, tg, l)
+			})
+		}
 	}
 }
 

@@ -131,6 +131,7 @@ func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 	}
 	st := conformance.RunAll(t, append(slices.Clip(jobs), bulkJobs...))
 	skippedDeploys(tg+" on TigerBeetle ("+on.what+")", st)
+	skippedReads(tg+" on TigerBeetle ("+on.what+")", st)
 	if t.Failed() {
 		return
 	}
@@ -144,8 +145,8 @@ func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 		c := bulkCounts(t, procs)
 		t.Logf("%d scenarios through the %s bulk call (%s); %d bulk calls carried %d calls", len(bulkJobs), tg, on.what, c.Bulks, c.Calls)
 	}
-	t.Logf("%d scenarios of %d books on %s (%s), %d with together, %d run again; %d where a balance leaves 64 bits, run up to that call and held to what TigerBeetle does there (done, then an error reading the balance); %d not run (named above); %d deploy steps run, %d scenarios that deploy skipped (named above)",
-		st.Total, len(books), tg, on.what, st.Together, st.Again, st.Wide, st.NotRun, st.Deploys, st.DeploysSkipped)
+	t.Logf("%d scenarios of %d books on %s (%s), %d with together, %d run again; %d where a balance leaves 64 bits, run up to that call and held to what TigerBeetle does there (done, then an error reading the balance); %d not run (named above); %d deploy steps run, %d scenarios that deploy skipped (named above); %d reads of the history compared, %d not (named above)",
+		st.Total, len(books), tg, on.what, st.Together, st.Again, st.Wide, st.NotRun, st.Deploys, st.DeploysSkipped, st.Reads, st.ReadsSkipped)
 	if len(records) > 0 {
 		sentAsShown(t, tg, books, jobs, records)
 	}

@@ -107,5 +107,29 @@ func Find(kits []Kit, language string) (Kit, bool) {
 	return nil, false
 }
 
+// A Variant is another way a kit's driver reaches a backend, such as a
+// second database library, picked by what is added to the environment the
+// driver starts in. A kit's Builder may already drive some books by a
+// variant; tests that drive one book on their own ask for each variant.
+type Variant struct {
+	Name string   // a word for the test's name: psycopg2
+	Env  []string // KEY=value lines added to the driver's environment
+}
+
+// Varied is a Kit with variants on some backend.
+type Varied interface {
+	Kit
+	// Variants are the kit's variants on backend: none for most.
+	Variants(backend string) []Variant
+}
+
+// VariantsOf are k's variants on backend, if it has any.
+func VariantsOf(k Kit, backend string) []Variant {
+	if v, ok := k.(Varied); ok {
+		return v.Variants(backend)
+	}
+	return nil
+}
+
 // BulkOn says whether k's driver takes bulk requests on the backend.
 func BulkOn(k Kit, backend string) bool { return slices.Contains(k.Bulk(), backend) }

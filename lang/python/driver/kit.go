@@ -16,12 +16,24 @@ import (
 // model.
 type Kit struct{}
 
-var _ driverkit.Kit = Kit{}
+var _ driverkit.Varied = Kit{}
 
 func (Kit) Language() string { return "python" }
 func (Kit) ViaWire() bool    { return false }
 func (Kit) Record() string   { return "CHOBO_DRIVER_RECORD" }
 func (Kit) Bulk() []string   { return []string{"postgres", "tigerbeetle"} }
+
+// psycopg2Env makes the driver call the sync book over psycopg2 rather
+// than psycopg 3 (the async book has only psycopg 3).
+const psycopg2Env = "CHOBO_DRIVER_PSYCOPG2=1"
+
+// Variants: on PostgreSQL, the sync book over psycopg2.
+func (Kit) Variants(backend string) []driverkit.Variant {
+	if backend != "postgres" {
+		return nil
+	}
+	return []driverkit.Variant{{Name: "psycopg2", Env: []string{psycopg2Env}}}
+}
 
 // The Python toolchain, which the conformance rule hands over when a
 // client is a Python one:
@@ -183,7 +195,7 @@ func (v *Venv) Build(tg, backend, dir string, clients []driverkit.Client) (func(
 		cmd := exec.Command(v.Python, Args(dir, rel, modeOf[name])...)
 		cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=")
 		if psycopg2[name] {
-			cmd.Env = append(cmd.Env, "CHOBO_DRIVER_PSYCOPG2=1")
+			cmd.Env = append(cmd.Env, psycopg2Env)
 		}
 		return cmd
 	}, nil
