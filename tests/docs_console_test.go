@@ -49,6 +49,7 @@ import (
 	"testing"
 
 	"github.com/chobo-lang/chobo/tests/golden"
+	"github.com/chobo-lang/chobo/tests/langtest"
 )
 
 // fence is one fenced code block of a Markdown file.
@@ -58,33 +59,16 @@ type fence struct {
 	body []string // the lines between the fences
 }
 
-// parseFences finds the fenced blocks of a Markdown text. Only fences of
-// backticks at the start of a line are recognised: that is all the docs
-// use, and a reader that also knew tildes or indented fences would only
-// be more code to trust.
+// parseFences finds the fenced blocks of a Markdown text
+// (langtest.Fences).
 func parseFences(src string) ([]fence, error) {
-	var out []fence
-	lines := strings.Split(src, "\n")
-	for i := 0; i < len(lines); i++ {
-		open := lines[i]
-		n := len(open) - len(strings.TrimLeft(open, "`"))
-		if n < 3 {
-			continue
-		}
-		f := fence{info: strings.TrimSpace(open[n:]), line: i + 1}
-		closed := false
-		for i++; i < len(lines); i++ {
-			l := strings.TrimRight(lines[i], " ")
-			if len(l) >= n && strings.Trim(l, "`") == "" {
-				closed = true
-				break
-			}
-			f.body = append(f.body, lines[i])
-		}
-		if !closed {
-			return nil, fmt.Errorf("line %d: the fenced block is never closed", f.line)
-		}
-		out = append(out, f)
+	fs, err := langtest.Fences(src)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fence, len(fs))
+	for i, f := range fs {
+		out[i] = fence{info: f.Info, line: f.Line, body: f.Body}
 	}
 	return out, nil
 }

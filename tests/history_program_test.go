@@ -85,9 +85,7 @@ func TestHistoryWholeProgram(t *testing.T) {
 					if commands == 0 || transcripts != 1 {
 						t.Errorf("%d commands and %d transcripts followed, want some and 1", commands, transcripts)
 					}
-					if strings.HasSuffix(prog.name, ".py") {
-						mypyOver(t, w.dir, prog.name)
-					}
+					w.checkProgram(prog.name)
 				})
 				if !ok {
 					// The programs after it call the SQL it loads.

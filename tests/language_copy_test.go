@@ -384,3 +384,12 @@ func copiedConformance(t *testing.T, dst, bin, py, tb, bookFile, scenarios strin
 		}
 	}
 }
+
+// venvPython is the interpreter of the Python runtime's virtual
+// environment, as the Python driver kit finds it, or skips t (failing
+// under CI) without it: the copy's runner drives its clients with it.
+func venvPython(t *testing.T) string {
+	t.Helper()
+	_, kit := languageOf(t, "postgres-"+copiedLanguage)
+	return useLanguage(t, kit).(*pydriver.Venv).Python
+}

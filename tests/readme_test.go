@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/ids"
-	pydriver "github.com/chobo-lang/chobo/lang/python/driver"
 	"github.com/chobo-lang/chobo/runtime/driverkits"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
@@ -76,6 +76,9 @@ type walker struct {
 	dir  string
 	env  []string
 	pg   *pgtest.Server
+	// shells are the client languages' tools, which stand in for what
+	// the docs install and check the programs they show.
+	shells []driverkit.Shell
 }
 
 // setenv sets one variable of the environment the walk's commands get.
@@ -121,19 +124,28 @@ func (w *walker) walkStandIn(line string) bool {
 		}
 		w.setenv(name, out)
 		return true
-	case strings.HasPrefix(line, "npm install "):
-		// Offline: the packages the TypeScript runtime pins, the
-		// versions the README names.
-		modules, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
+	}
+	for _, sh := range w.shells {
+		took, err := sh.StandIn(line, w.dir)
 		if err != nil {
-			w.t.Fatal(err)
+			w.t.Fatalf("%s: %q: %v", w.file, line, err)
 		}
-		if err := os.Symlink(modules, filepath.Join(w.dir, "node_modules")); err != nil {
-			w.t.Fatal(err)
+		if took {
+			return true
 		}
-		return true
 	}
 	return false
+}
+
+// checkProgram has the language of a program the walk wrote check it, as
+// strictly as the clients are, where running it does not.
+func (w *walker) checkProgram(program string) {
+	w.t.Helper()
+	for _, sh := range w.shells {
+		if _, err := sh.CheckProgram(w.dir, program); err != nil {
+			w.t.Errorf("%s: %v", w.file, err)
+		}
+	}
 }
 
 func (w *walker) getenv(key string) string {
@@ -228,10 +240,10 @@ func newWalker(t *testing.T, file string) *walker {
 		t.Skip("SKIP: no go command")
 	}
 	// The pages show a client of every language at work.
-	var python string
+	var shells []driverkit.Shell
 	for _, kit := range driverkits.All {
-		if venv, ok := useLanguage(t, kit).(*pydriver.Venv); ok {
-			python = venv.Python
+		if sh, ok := useLanguage(t, kit).(driverkit.Shell); ok {
+			shells = append(shells, sh)
 		}
 	}
 	repo, err := filepath.Abs("..")
@@ -243,17 +255,21 @@ func newWalker(t *testing.T, file string) *walker {
 		t.Fatal(err)
 	}
 	checkout := copyCheckout(t, repo)
-	w := &walker{t: t, file: file, repo: checkout, dir: checkout, env: os.Environ()}
-	sep := string(os.PathListSeparator)
-	w.setenv("PATH", filepath.Dir(python)+sep+filepath.Dir(goBin)+sep+w.getenv("PATH"))
+	w := &walker{t: t, file: file, repo: checkout, dir: checkout, env: os.Environ(), shells: shells}
+	path := []string{filepath.Dir(goBin), w.getenv("PATH")}
+	for _, sh := range shells {
+		dirs, env := sh.ShellEnv()
+		path = append(dirs, path...)
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			w.setenv(k, v)
+		}
+	}
+	w.setenv("PATH", strings.Join(path, string(os.PathListSeparator)))
 	w.setenv("GOPROXY", "file://"+filepath.Join(strings.TrimSpace(string(cache)), "cache", "download"))
 	w.setenv("GOSUMDB", "off")
 	w.setenv("GOFLAGS", "-mod=mod")
 	w.setenv("GOWORK", "off")
-	w.setenv("PIP_NO_INDEX", "1")
-	w.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
-	w.setenv("npm_config_offline", "true")
-	w.setenv("npm_config_update_notifier", "false")
 	w.setenv("CHOBO_LANG", "")
 	w.setenv("CHOBO_SRC", "")
 	install := installCommands(t, file)

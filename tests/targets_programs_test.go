@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -138,24 +137,10 @@ func TestTargetsWholePrograms(t *testing.T) {
 					}
 					w.t, w.dir = t, t.TempDir()
 					commands, transcripts := w.follow(append([]fence{book}, prog.fences...))
-					if strings.HasSuffix(prog.name, ".py") {
-						mypyOver(t, w.dir, prog.name)
-					}
+					w.checkProgram(prog.name)
 					t.Logf("docs/%s, %s: %d commands and %d transcripts followed", p.page, prog.name, commands, transcripts)
 				})
 			}
 		})
-	}
-}
-
-// mypyOver type-checks a Python program with the client beside it, as
-// strictly as the clients themselves are checked.
-func mypyOver(t *testing.T, dir, program string) {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(venvBin(t), "mypy"), "--strict", "--cache-dir", t.TempDir(), program)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("mypy --strict %s: %v\n%s", program, err, out)
 	}
 }

@@ -107,6 +107,26 @@ func Find(kits []Kit, language string) (Kit, bool) {
 	return nil, false
 }
 
+// A Shell is a Builder that readies the shell of a test that follows the
+// docs' commands (the README's walk, the whole programs of
+// docs/targets.md) with what the checkout installed of the language, in
+// place of what a user would install.
+type Shell interface {
+	Builder
+	// ShellEnv is what the shell's environment gains: folders put first
+	// on PATH, and KEY=value settings (a package manager kept offline).
+	ShellEnv() (path, env []string)
+	// StandIn takes a line of the docs that installs the language's
+	// packages into dir, and does what stands for it; it says whether it
+	// took the line (the rest run as written).
+	StandIn(line, dir string) (bool, error)
+	// CheckProgram checks a program of the docs, in dir with the client
+	// beside it, as strictly as the generated clients are checked, where
+	// the program is in the language and running it does not check it
+	// already; it says whether it did.
+	CheckProgram(dir, program string) (bool, error)
+}
+
 // A Variant is another way a kit's driver reaches a backend, such as a
 // second database library, picked by what is added to the environment the
 // driver starts in. A kit's Builder may already drive some books by a

@@ -200,3 +200,31 @@ func (v *Venv) Build(tg, backend, dir string, clients []driverkit.Client) (func(
 		return cmd
 	}, nil
 }
+
+var _ driverkit.Shell = (*Venv)(nil)
+
+// ShellEnv puts the environment's bin first on PATH (python, pip and
+// mypy are the pinned ones) and keeps pip offline: the packages the docs
+// install are the environment's already.
+func (v *Venv) ShellEnv() (path, env []string) {
+	return []string{filepath.Dir(v.Python)}, []string{"PIP_NO_INDEX=1", "PIP_DISABLE_PIP_VERSION_CHECK=1"}
+}
+
+// StandIn takes no line: pip install runs as written, offline, and finds
+// what it is asked for installed.
+func (v *Venv) StandIn(line, dir string) (bool, error) { return false, nil }
+
+// CheckProgram runs mypy --strict over a .py program, as over the
+// clients; mypy keeps no cache there.
+func (v *Venv) CheckProgram(dir, program string) (bool, error) {
+	if filepath.Ext(program) != ".py" {
+		return false, nil
+	}
+	cmd := exec.Command(filepath.Join(filepath.Dir(v.Python), "mypy"), "--strict", "--cache-dir", os.DevNull, program)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return true, fmt.Errorf("mypy --strict %s: %v\n%s", program, err, out)
+	}
+	return true, nil
+}

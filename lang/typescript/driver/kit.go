@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 )
@@ -123,3 +124,23 @@ func (t *Tools) Build(tg, backend, dir string, clients []driverkit.Client) (func
 		return exec.Command(t.Node.Program, DriverArgs(dir, rel)...)
 	}, nil
 }
+
+var _ driverkit.Shell = (*Tools)(nil)
+
+// ShellEnv keeps npm offline; node is the one on PATH already.
+func (t *Tools) ShellEnv() (path, env []string) {
+	return nil, []string{"npm_config_offline=true", "npm_config_update_notifier=false"}
+}
+
+// StandIn takes `npm install …`: the folder gets the runtime's installed
+// packages, the versions the docs name, in place of a download.
+func (t *Tools) StandIn(line, dir string) (bool, error) {
+	if !strings.HasPrefix(line, "npm install ") {
+		return false, nil
+	}
+	return true, os.Symlink(t.Node.Modules, filepath.Join(dir, "node_modules"))
+}
+
+// CheckProgram checks nothing of its own: the docs compile their
+// TypeScript programs with tsc before they run them.
+func (t *Tools) CheckProgram(dir, program string) (bool, error) { return false, nil }
