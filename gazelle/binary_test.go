@@ -13,7 +13,7 @@ import (
 
 // TestGazelleBinaryStopsOnBadDirective runs the gazelle command itself,
 // built from the version of Gazelle go.mod pins with chobo's language
-// added, as gazelle_binary does: runGazelle follows that command's order
+// added, as gazelle_binary does: gazelletest.Run follows that command's order
 // (walk, then resolve, then write), and this holds the command to it. A
 // directive chobo cannot follow must end the command with a non-zero
 // status before it writes anything, in every output mode.
@@ -30,7 +30,7 @@ func TestGazelleBinaryStopsOnBadDirective(t *testing.T) {
 		return string(out), err
 	}
 
-	// The command agrees with runGazelle: on a settled tree it changes
+	// The command agrees with gazelletest.Run: on a settled tree it changes
 	// nothing, and it writes a book's BUILD file that is missing.
 	t.Run("settled", func(t *testing.T) {
 		dir := settledCase(t, "resolve")

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"fmt"
 	"github.com/bazelbuild/bazel-gazelle/config"
 	"github.com/bazelbuild/bazel-gazelle/rule"
+	"github.com/chobo-lang/chobo/gazelle/registry"
 )
 
 func TestDirectives(t *testing.T) {
@@ -112,11 +114,17 @@ func TestJoinBelow(t *testing.T) {
 // likely meant as; a language alone stands for its client of the default
 // backend.
 func TestDirectiveValueSuggestions(t *testing.T) {
-	for _, tc := range []struct{ key, value, want string }{
-		{"chobo_client", "postgres-go typescrpt", `unknown client target "typescrpt"; did you mean postgres-typescript?`},
-		{"chobo_client", "typescript", `unknown client target "typescript"; did you mean postgres-typescript?`},
-		{"chobo_client", "pyhton", "did you mean postgres-python?"},
-		{"chobo_client", "tigerbeetle-go tigerbeetle-typescipt", "did you mean tigerbeetle-typescript?"},
+	type suggestion struct{ key, value, want string }
+	// Every language of the registry: alone, it stands for its PostgreSQL
+	// client; with two letters swapped, for the target it misspells.
+	var each []suggestion
+	for _, l := range registry.Folders {
+		pg, tb := "postgres-"+l.Name, "tigerbeetle-"+l.Name
+		each = append(each,
+			suggestion{"chobo_client", l.Name, fmt.Sprintf("unknown client target %q; did you mean %s?", l.Name, pg)},
+			suggestion{"chobo_client", "postgres-go " + swapLast(tb), "did you mean " + tb + "?"})
+	}
+	for _, tc := range append(each, []suggestion{
 		{"chobo_client", "postgres_go", "did you mean postgres-go?"},
 		{"chobo_client", "Postgres-Go", "did you mean postgres-go?"},
 		{"chobo_doc", "markdwn", `unknown page format "markdwn"; did you mean markdown?`},
@@ -126,7 +134,7 @@ func TestDirectiveValueSuggestions(t *testing.T) {
 		{"chobo_conformance", "offf", `"offf" is neither on nor off; did you mean off?`},
 		{"chobo", "flase", "did you mean false?"},
 		{"chobo_importpath", "example.com/books chobo_client none", `"example.com/books chobo_client none" is not one import path`},
-	} {
+	}...) {
 		t.Run(tc.key+" "+tc.value, func(t *testing.T) {
 			cc := defaultConfig()
 			err := cc.apply(tc.key, tc.value, "ledger")
@@ -188,7 +196,7 @@ func TestUnknownDirectives(t *testing.T) {
 	}
 	// Two letters off chobo is a word of its own, perhaps another
 	// language's.
-	for _, key := range []string{"prefix", "go_naming_convention", "proto", "resolve", "exclude", "clients", "combo", "cobol_version", "chobbbo", "js_root", "python_root"} {
+	for _, key := range []string{"prefix", "go_naming_convention", "proto", "resolve", "exclude", "clients", "combo", "cobol_version", "chobbbo", "js_root"} {
 		if err := unknownDirective(key); err != nil {
 			t.Errorf("%s is not chobo's, yet: %v", key, err)
 		}
@@ -202,7 +210,7 @@ func TestApplyAllReportsEach(t *testing.T) {
 # gazelle:chobo_clients tigerbeetle-go
 # gazelle:chobo_doc html
 # gazelle:go-naming-convention import
-# gazelle:chobo_client postgres-go typescrpt
+# gazelle:chobo_client postgres-go tigerbeetle-og
 # gazelle:chobo-client tigerbeetle-go
 # gazelle:chobo.conformance on
 # gazelle:chobo_conformance off
@@ -214,7 +222,7 @@ func TestApplyAllReportsEach(t *testing.T) {
 	errs := cc.applyAll(f.Directives, "")
 	want := []string{
 		"gazelle:chobo_clients is not a directive of chobo; did you mean # gazelle:chobo_client?",
-		`gazelle:chobo_client: unknown client target "typescrpt"; did you mean postgres-typescript?`,
+		`gazelle:chobo_client: unknown client target "tigerbeetle-og"; did you mean tigerbeetle-go?`,
 		// Gazelle reads a name up to its first letter that is not one of
 		// a word: these are the directive chobo, valued "-client ...".
 		"gazelle:chobo-client is not a directive of chobo; did you mean # gazelle:chobo_client?",
@@ -231,4 +239,11 @@ func TestApplyAllReportsEach(t *testing.T) {
 	if !reflect.DeepEqual(cc.docs, []string{"html"}) || cc.conformance {
 		t.Errorf("the right directives were not applied: %+v", *cc)
 	}
+}
+
+// swapLast swaps the last two letters of a word: a typing slip.
+func swapLast(w string) string {
+	r := []rune(w)
+	r[len(r)-1], r[len(r)-2] = r[len(r)-2], r[len(r)-1]
+	return string(r)
 }

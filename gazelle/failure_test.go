@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chobo-lang/chobo/gazelle/gazelletest"
 )
 
 // childDirEnv names the repository TestGazelleChild runs Gazelle on.
@@ -22,7 +24,7 @@ func TestGazelleChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("the Gazelle run of TestBadDirectiveWritesNothing; runs only in its child process")
 	}
-	runGazelle(t, dir)
+	gazelletest.Run(t, dir, NewLanguage())
 }
 
 // badDirectiveCases change a settled copy of testdata/resolve (its BUILD
@@ -40,9 +42,9 @@ var badDirectiveCases = []struct {
 	{
 		name: "a wrong word in the client list",
 		edit: func(t *testing.T, dir string) {
-			replaceIn(t, dir, "BUILD.bazel", "chobo_client postgres-go tigerbeetle-go", "chobo_client postgres-go tigerbeetle-go typescrpt")
+			replaceIn(t, dir, "BUILD.bazel", "chobo_client postgres-go tigerbeetle-go", "chobo_client postgres-go tigerbeetle-go tigerbeetle-og")
 		},
-		want: []string{`BUILD.bazel: gazelle:chobo_client: unknown client target "typescrpt"; did you mean postgres-typescript?`},
+		want: []string{`BUILD.bazel: gazelle:chobo_client: unknown client target "tigerbeetle-og"; did you mean tigerbeetle-go?`},
 	},
 	{
 		name: "a misspelt directive name",
@@ -113,7 +115,7 @@ func TestBadDirectiveWritesNothing(t *testing.T) {
 func settledCase(t *testing.T, name string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for p, content := range copyCase(t, filepath.Join("testdata", name), dir) {
+	for p, content := range gazelletest.CopyCase(t, filepath.Join("testdata", name), dir) {
 		out := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			t.Fatal(err)

@@ -31,6 +31,9 @@ var folderRenames = []struct {
 }{
 	{regexp.MustCompile(`lang/python\b`), "lang/snake"},
 	{regexp.MustCompile(`(postgres|tigerbeetle|")-python\b`), "${1}-snake"},
+	// The names Gazelle gives its clients' rules in the folder's goldens,
+	// after the short names the folder declares (below).
+	{regexp.MustCompile(`_(tb_)?py_client\b`), "_${1}snake_client"},
 }
 
 // declarations are where the folder declares the language's name, each
