@@ -35,7 +35,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The workspace without its bazel-* links; chobo from this checkout, and
-# every other path it names in the checkout (the Python interpreter) too.
+# every other path it names in the checkout (a toolchain's interpreter) too.
 (cd "$root/examples/workspace" && tar --exclude='./bazel-*' -cf - .) | (cd "$ws" && tar -xf -)
 sed -i "s|path = \"\\.\\./\\.\\.\\([/\"]\\)|path = \"$root\\1|" "$ws/MODULE.bazel"
 grep -q "path = \"$root\"" "$ws/MODULE.bazel" || {
@@ -102,8 +102,8 @@ bad_directive() {
   done
   mv .gazelle-e2e-keep "$file"
 }
-bad_directive BUILD.bazel 'chobo_client postgres-go tigerbeetle-go' 'chobo_client postgres-go tigerbeetle-go typescrpt' \
-  'unknown client target "typescrpt"; did you mean postgres-typescript?'
+bad_directive BUILD.bazel 'chobo_client postgres-go tigerbeetle-go' 'chobo_client postgres-go tigerbeetle-go tigerbeetle-og' \
+  'unknown client target "tigerbeetle-og"; did you mean tigerbeetle-go?'
 bad_directive BUILD.bazel 'gazelle:chobo_client ' 'gazelle:chobo_clients ' \
   'gazelle:chobo_clients is not a directive of chobo; did you mean # gazelle:chobo_client?'
 bad_directive BUILD.bazel 'gazelle:chobo_client ' 'gazelle:chobbo_client ' \

@@ -354,8 +354,8 @@ func tbRequest(t *testing.T, r map[string]json.RawMessage) tbmodel.Request {
 	}
 	// What chobo never sets must go as zero: the fields chobotb's records
 	// do not have, and the balances and timestamp of a new record. A field
-	// the official client's type lacks (the Python package's Account has
-	// no reserved) goes as zero without the client's say.
+	// an official client's type lacks (one package's Account has no
+	// reserved) goes as zero without the client's say.
 	zero := func(rec map[string]json.RawMessage, fields ...string) {
 		for _, f := range fields {
 			if v, ok := rec[f]; ok && string(v) != "0" && string(v) != `"0"` {

@@ -164,7 +164,7 @@ bash tests/gazelle_e2e.sh
 done_at "Gazelle's checks"
 # The conformance test always runs here, never from a cached result, so a
 # server is really started and every scenario really sent to it.
-# stockpy's test imports the Python client the way a user's program does.
+# stockpy's test imports its client the way a user's program does.
 (cd "$e2e" && bazel build //ledger:stock_go_client //ledger:stock_tb_client //... &&
   bazel test --test_env=CI --nocache_test_results //ledger:conformance //stockpy:reserve_test) 2>&1 | tee "$summary"
 e2e_logs="$(cd "$e2e" && bazel info bazel-testlogs)/ledger/conformance"

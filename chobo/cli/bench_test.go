@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/check/checktest"
+	"github.com/chobo-lang/chobo/chobo/target"
 )
 
 // BenchmarkCommands runs every command that reads a book on the books
@@ -28,7 +29,15 @@ func BenchmarkCommands(b *testing.B) {
 		{"doc", []string{"doc"}},
 		{"doc-html", []string{"doc", "--format", "html"}},
 		{"build-postgres", []string{"build", "--target", "postgres"}},
-		{"build-tigerbeetle-typescript", []string{"build", "--target", "tigerbeetle-typescript"}},
+	}
+	// And each client target of the registry.
+	for _, tg := range target.All {
+		if tg.Client() != nil {
+			commands = append(commands, struct {
+				name string
+				args []string
+			}{"build-" + tg.Name, []string{"build", "--target", tg.Name}})
+		}
 	}
 	for _, bk := range checktest.Hostile() {
 		for _, c := range commands {

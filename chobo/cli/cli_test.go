@@ -15,6 +15,8 @@ import (
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/chobo/show"
+	"github.com/chobo-lang/chobo/chobo/target"
+	"slices"
 )
 
 const cleanBook = `book shop v1
@@ -476,18 +478,25 @@ func TestBuildSortsItsDiagnostics(t *testing.T) {
 // language, in the language of the messages, and a language whose
 // clients have no package name leaves it unread.
 func TestBuildPackage(t *testing.T) {
-	for _, tc := range []struct {
+	type buildCase struct {
 		target, pkg string
 		lang        string
 		code        int
 		stderr      string
-	}{
+	}
+	cases := []buildCase{
 		{"postgres-go", "stock", "en", ExitOK, ""},
 		{"postgres-go", "stock-2", "en", ExitUsage, `--package "stock-2" is not a Go identifier`},
 		{"tigerbeetle-go", "stock-2", "ja", ExitUsage, `--package "stock-2" は Go の識別子ではありません`},
-		{"postgres-typescript", "stock-2", "en", ExitOK, ""},
 		{"postgres", "stock-2", "en", ExitOK, ""},
-	} {
+	}
+	// Every client target whose files are not named by a package.
+	for _, tg := range target.All {
+		if tg.Client() != nil && !slices.ContainsFunc(tg.Files, func(f string) bool { return strings.Contains(f, "<package>") }) {
+			cases = append(cases, buildCase{tg.Name, "stock-2", "en", ExitOK, ""})
+		}
+	}
+	for _, tc := range cases {
 		var out, errb bytes.Buffer
 		env := Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" },
 			ReadFile: func(string) ([]byte, error) { return []byte(cleanBook), nil }}

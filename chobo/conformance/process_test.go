@@ -14,11 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/chobo/target"
 )
 
 // fakeEnv makes this test binary, started again by a test below, a fake
@@ -354,8 +356,6 @@ func TestOpenCarriesTheTargetsNames(t *testing.T) {
 	}{
 		{"postgres-go", "Postgres"},
 		{"tigerbeetle-go", "TigerBeetle"},
-		{"postgres-typescript", "postgres"},
-		{"tigerbeetle-typescript", "tigerbeetle"},
 	} {
 		open, err := Open(b, c.target)
 		if err != nil {
@@ -377,6 +377,22 @@ func TestOpenCarriesTheTargetsNames(t *testing.T) {
 		line, _ := json.Marshal(open)
 		if !strings.Contains(string(line), `"target":"`+c.target+`","names":{`) {
 			t.Errorf("%s: written as %s", c.target, line)
+		}
+	}
+	// Every client target of the registry: its names are what `chobo
+	// api` says of it, whatever its language calls things.
+	for _, tg := range target.All {
+		if tg.Client() == nil {
+			continue
+		}
+		open, err := Open(b, tg.Name)
+		if err != nil {
+			t.Errorf("%s: %v", tg.Name, err)
+			continue
+		}
+		want, _ := json.Marshal(api.TargetsOf(b).Client(tg.Name))
+		if open.Target != tg.Name || string(open.Names) != string(want) || !strings.Contains(string(open.Names), `"constructor":"`) {
+			t.Errorf("%s: names %s, chobo api says %s", tg.Name, open.Names, want)
 		}
 	}
 	if _, err := Open(b, "cobol"); err == nil {

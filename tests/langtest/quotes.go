@@ -77,7 +77,7 @@ type Producer struct {
 }
 
 // heldBy starts the comment that puts the quote of the block after it in
-// the care of a folder's tests: `<!-- quote held by lang/typescript -->`.
+// the care of a folder's tests: `<!-- quote held by lang/<language> -->`.
 // A quote of a language's tools is held in the language's folder.
 const heldBy = "quote held by "
 
