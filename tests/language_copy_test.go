@@ -104,12 +104,14 @@ var copiedBooks = []struct{ book, scenarios string }{
 // holds its clients of two example books to the interpreter on
 // PostgreSQL and on a real TigerBeetle replica (a Python driver reaches
 // no model of TigerBeetle, so without a tigerbeetle binary that part is
-// skipped aloud).
+// skipped aloud). Bazel then runs the rules' analysis tests in the copy,
+// which make a client, its driver and a conformance test of every target
+// of every language of the rules' registry, the new one with them.
 //
-// What it does not do: build the copy with Bazel (too slow for the
-// suite), so the Bazel lines (targets.bzl, MODULE.bazel) are held only
-// as text, by chobo/target's and the runner's tests; run Gazelle, which
-// writes the deps of the registries' BUILD files; bless the goldens and generated pages (tests/testdata,
+// What it does not do: build and run the copy's clients with Bazel (too
+// slow for the suite: the conformance runner above runs them as the rule
+// would); run Gazelle, which writes the deps of the registries' BUILD
+// files; bless the goldens and generated pages (tests/testdata,
 // docs/cli.md) a new language's targets change; or write its section of
 // docs/targets.md, whose example the folder's TestExampleInDocs runs
 // (skipped in the copy, aloud).
@@ -128,7 +130,18 @@ func TestCopiedLanguageFolder(t *testing.T) {
 	folder := filepath.Join(dst, "lang", newLanguage)
 	copyFolder(t, filepath.Join(dst, "lang", copiedLanguage), folder)
 	renameLanguage(t, folder)
-	linkInstalled(t, root, folder)
+	// The copy's other languages get theirs too: the rules' analysis in
+	// the copy finds every language's toolchain.
+	langs, err := os.ReadDir(filepath.Join(root, "lang"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range langs {
+		if l.IsDir() {
+			linkInstalled(t, root, "lang/"+l.Name(), filepath.Join(dst, "lang", l.Name()))
+		}
+	}
+	linkInstalled(t, root, "lang/"+copiedLanguage, folder)
 	touched := addToRegistries(t, dst)
 	named := docsRegistries(t, root)
 	if !slices.Equal(touched, named) {
@@ -157,6 +170,35 @@ func TestCopiedLanguageFolder(t *testing.T) {
 	for _, b := range copiedBooks {
 		copiedConformance(t, dst, bin, py, tb, b.book, b.scenarios)
 	}
+	copiedAnalysis(t, dst, py)
+}
+
+// copiedAnalysis runs the Bazel rules' analysis tests in the copy, where
+// the registry of the rules has the new language among its FOLDERS: its
+// defs.bzl makes the library, driver and toolchain parts of a client and
+// a conformance test of every target of it, as the other languages'
+// do. Bazel runs on an output base of the test's own, the new language's
+// toolchain on the interpreter py (as a user's module names one with
+// CHOBO_PYTHON); without bazel on PATH this part is skipped aloud.
+func copiedAnalysis(t *testing.T, dst, py string) {
+	t.Helper()
+	bazel, err := exec.LookPath("bazel")
+	if err != nil {
+		fmt.Printf("SKIP: no bazel: the rules' analysis tests were not run in the copy with lang/%s\n", newLanguage)
+		return
+	}
+	base := t.TempDir()
+	// Bazel leaves its output base read-only; the temporary folder is
+	// removed after this, which needs it writable.
+	t.Cleanup(func() {
+		_ = exec.Command(bazel, "--output_base="+base, "shutdown").Run()
+		_ = exec.Command("chmod", "-R", "u+w", base).Run()
+	})
+	out := inCopy(t, dst, nil, bazel, "--output_base="+base, "test", "--repo_env=CHOBO_PYTHON="+py, "--test_output=errors", "//rules/tests:all")
+	if !strings.Contains(out, "tests pass") {
+		t.Errorf("bazel test //rules/tests:all in the copy:\n%s", out)
+	}
+	t.Logf("the rules' analysis tests pass in the copy with lang/%s", newLanguage)
 }
 
 // copyFolder copies the files under from to to.
@@ -299,14 +341,15 @@ func inCopy(t *testing.T, dir string, env []string, name string, args ...string)
 	return string(out)
 }
 
-// linkInstalled puts in the copied folder what the copied language's
-// setup.sh installed in its own (what git ignores there: its virtual
-// environment, say), as links to the checkout's: the copy's tests, which
-// find their tools through the copied driver kit, run on the same
-// pinned tools, as they would after tests/setup.sh in a fresh clone.
-func linkInstalled(t *testing.T, root, folder string) {
+// linkInstalled puts in the folder to of the copy what a language's
+// setup.sh installed in its folder from of the checkout (what git ignores
+// there: its virtual environment, say), as links to the checkout's: the
+// copy's tests, which find their tools through the copied driver kit, run
+// on the same pinned tools, as they would after tests/setup.sh in a fresh
+// clone.
+func linkInstalled(t *testing.T, root, from, folder string) {
 	t.Helper()
-	cmd := exec.Command("git", "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--", "lang/"+copiedLanguage)
+	cmd := exec.Command("git", "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--", from)
 	cmd.Dir = root
 	list, err := cmd.Output()
 	if err != nil {
@@ -317,7 +360,7 @@ func linkInstalled(t *testing.T, root, folder string) {
 		if rel == "" {
 			continue
 		}
-		to := filepath.Join(folder, strings.TrimPrefix(filepath.FromSlash(rel), filepath.Join("lang", copiedLanguage)+string(filepath.Separator)))
+		to := filepath.Join(folder, strings.TrimPrefix(filepath.FromSlash(rel), filepath.FromSlash(from)+string(filepath.Separator)))
 		if _, err := os.Lstat(to); err == nil {
 			continue
 		}
