@@ -18,7 +18,7 @@ import (
 
 // TestHistoryWholeProgram follows the whole programs of docs/history.md
 // and of its Japanese twin as the targets' programs are followed: the
-// page's book, then each program (Go, TypeScript, Python) with the
+// page's book, then each program (one in each language) with the
 // commands after it, each in an empty folder, all on one database of
 // the page's own (DATABASE_URL), each transcript compared line by line.
 // The programs call as tenants of their own, so each prints the same

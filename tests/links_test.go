@@ -262,14 +262,14 @@ func TestDocLinksResolve(t *testing.T) {
 // and to the anchors GitHub gives English and Japanese headings.
 func TestLinkCheckerFindsBroken(t *testing.T) {
 	for heading, want := range map[string]string{
-		"Evolving a book safely":                             "evolving-a-book-safely",
-		"`postgres-typescript` and `tigerbeetle-typescript`": "postgres-typescript-and-tigerbeetle-typescript",
-		"The TypeScript runtime: written into the file":      "the-typescript-runtime-written-into-the-file",
-		"帳簿を安全に変える":                                          "帳簿を安全に変える",
-		"コネクションプーラー(PgBouncer)の後ろで動かす":                       "コネクションプーラーpgbouncerの後ろで動かす",
-		"「帳簿から呼び出しまで」、テスト。":                                  "帳簿から呼び出しまでテスト",
-		"[docs/bazel.md](docs/bazel.md) rules":               "docsbazelmd-rules",
-		"E050 / E051":                                        "e050--e051",
+		"Evolving a book safely":               "evolving-a-book-safely",
+		"`postgres-go` and `tigerbeetle-go`":   "postgres-go-and-tigerbeetle-go",
+		"The Go runtime: imported by the file": "the-go-runtime-imported-by-the-file",
+		"帳簿を安全に変える":                            "帳簿を安全に変える",
+		"コネクションプーラー(PgBouncer)の後ろで動かす":         "コネクションプーラーpgbouncerの後ろで動かす",
+		"「帳簿から呼び出しまで」、テスト。":                    "帳簿から呼び出しまでテスト",
+		"[docs/bazel.md](docs/bazel.md) rules": "docsbazelmd-rules",
+		"E050 / E051":                          "e050--e051",
 	} {
 		if got := githubAnchor(heading); got != want {
 			t.Errorf("the anchor of %q is %q, not %q", heading, got, want)

@@ -94,7 +94,7 @@ func TestTargetsWholePrograms(t *testing.T) {
 		{"targets.ja.md", "README.ja.md", "## 帳簿から呼び出しまで"},
 	}
 	// What every page must show whole: each language on TigerBeetle, and
-	// Python's asyncio on both backends.
+	// the async book on both backends.
 	want := []string{"main.go", "shop_async.py", "shop_tb.py", "shop_tb.ts", "shop_tb_async.py"}
 	programs := map[string][]docProgram{}
 	for _, p := range pages {
