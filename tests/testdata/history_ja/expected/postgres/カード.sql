@@ -532,7 +532,9 @@ begin
                  coalesce(sum(x.held_in) over w, 0) as later_held_in, coalesce(sum(x.held_out) over w, 0) as later_held_out
             from unnest(p_accounts, p_posted, p_held_in, p_held_out) with ordinality as x (account, posted, held_in, held_out, n)
           window w as (partition by x.account order by x.n desc rows between unbounded preceding and 1 preceding)) c
-    join "カード".accounts a on a.tenant = p_tenant and a.id = c.account;
+    join "カード".accounts a on a.tenant = p_tenant and a.id = c.account
+   -- nextval runs after the sort: entry_order follows the moves
+   order by c.n;
 end
 $fn$;
 
@@ -1225,6 +1227,8 @@ begin
               from (values (1, v_hold.from_ids[1], (-v_amounts[1])::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (v_amounts[1])::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint), (3, v_hold.from_ids[2], (-v_amounts[2])::bigint, (0)::bigint, (-v_hold.amounts[2])::bigint), (4, v_hold.to_ids[2], (v_amounts[2])::bigint, (-v_hold.amounts[2])::bigint, (0)::bigint)) as v (n, account, posted, held_in, held_out)
             window w as (partition by v.account order by v.n desc rows between unbounded preceding and 1 preceding)) x
       left join written r on r.id = x.account
+     -- nextval runs after the sort: entry_order follows the moves
+     order by x.n
   )
   insert into "カード".keys (tenant, kind, op, key, content, definition, result, call_id, post_args)
   values (p_tenant, '支払', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", case when "p_代金" is null and "p_手数料額" is null then v_key else v_key || array["p_代金"::text, "p_手数料額"::text] end);
@@ -1345,6 +1349,8 @@ begin
               from (values (1, v_hold.from_ids[1], (0)::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (0)::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint), (3, v_hold.from_ids[2], (0)::bigint, (0)::bigint, (-v_hold.amounts[2])::bigint), (4, v_hold.to_ids[2], (0)::bigint, (-v_hold.amounts[2])::bigint, (0)::bigint)) as v (n, account, posted, held_in, held_out)
             window w as (partition by v.account order by v.n desc rows between unbounded preceding and 1 preceding)) x
       left join written r on r.id = x.account
+     -- nextval runs after the sort: entry_order follows the moves
+     order by x.n
   )
   insert into "カード".keys (tenant, kind, op, key, content, definition, result, call_id)
   values (p_tenant, '支払', 'void', v_key, '', v_definition, 'done', "p_call_id$");

@@ -531,7 +531,9 @@ begin
                  coalesce(sum(x.held_in) over w, 0) as later_held_in, coalesce(sum(x.held_out) over w, 0) as later_held_out
             from unnest(p_accounts, p_posted, p_held_in, p_held_out) with ordinality as x (account, posted, held_in, held_out, n)
           window w as (partition by x.account order by x.n desc rows between unbounded preceding and 1 preceding)) c
-    join "to_itself".accounts a on a.tenant = p_tenant and a.id = c.account;
+    join "to_itself".accounts a on a.tenant = p_tenant and a.id = c.account
+   -- nextval runs after the sort: entry_order follows the moves
+   order by c.n;
 end
 $fn$;
 
