@@ -9,6 +9,7 @@ import (
 	"github.com/bazelbuild/bazel-gazelle/resolve"
 	"github.com/bazelbuild/bazel-gazelle/rule"
 
+	"github.com/chobo-lang/chobo/gazelle/gazelletest"
 	gogazelle "github.com/chobo-lang/chobo/lang/go/gazelle"
 )
 
@@ -48,20 +49,9 @@ func TestCrossResolve(t *testing.T) {
 	c := config.New()
 	c.RepoName = ""
 	c.ModuleToApparentName = func(m string) string { return map[string]string{"chobo": "chobo"}[m] }
-	ix := resolve.NewRuleIndex(func(r *rule.Rule, pkgRel string) resolve.Resolver {
-		if _, ok := choboKinds[r.Kind()]; ok {
-			return lang
-		}
-		return nil
-	}, lang)
-	f, err := rule.LoadData("ledger/BUILD.bazel", "ledger", []byte(`chobo_client(name = "stock_go_client", book = ":stock", importpath = "example.com/w/ledger/stock")`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range f.Rules {
-		ix.AddRule(c, r, f)
-	}
-	ix.Finish()
+	ix, _ := gazelletest.Index(t, c, lang, nil, map[string]string{
+		"ledger": `chobo_client(name = "stock_go_client", book = ":stock", importpath = "example.com/w/ledger/stock")`,
+	})
 	for _, tc := range []struct {
 		imp, lang string
 		want      []string
@@ -75,10 +65,7 @@ func TestCrossResolve(t *testing.T) {
 		{"github.com/tigerbeetle/tigerbeetle-go", "go", []string{"@chobo//runtime/go/chobotb/tbgo:tigerbeetle-go"}},
 		{"github.com/tigerbeetle/tigerbeetle-go/native", "go", nil},
 	} {
-		var got []string
-		for _, r := range ix.FindRulesByImportWithConfig(c, resolve.ImportSpec{Lang: "go", Imp: tc.imp}, tc.lang) {
-			got = append(got, r.Label.String())
-		}
+		got := gazelletest.Find(c, ix, resolve.ImportSpec{Lang: "go", Imp: tc.imp}, tc.lang)
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s from %s: %v, want %v", tc.imp, tc.lang, got, tc.want)
 		}

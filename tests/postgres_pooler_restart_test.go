@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,7 +49,8 @@ func TestPoolerRestartsWhileCallsRun(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	const tenant, callers = "pooled", 8
-	seedShelves(t, sr.Postgres(admin, tenant), callers)
+	shelves := langtest.NewShelves(t, admin, b, tenant, callers)
+	shelves.Seed()
 	type sent struct {
 		args sr.RestockArgs
 		err  error
@@ -116,7 +116,7 @@ func TestPoolerRestartsWhileCallsRun(t *testing.T) {
 			}
 		}
 	}
-	langtest.RestartWhileCalling(t, admin, tenant, callers, bouncer.Restart, srv.Restart, func(what string) { waitAnswers(200, what) })
+	shelves.RestartWhileCalling(bouncer.Restart, srv.Restart, func(what string) { waitAnswers(200, what) })
 	close(stop)
 	wg.Wait()
 
@@ -148,40 +148,11 @@ func TestPoolerRestartsWhileCallsRun(t *testing.T) {
 			t.Errorf("%s: an error neither of unknown outcome nor not sent: %v", f.args.Delivery, f.err)
 		}
 	}
-	var lines []string
-	for m, n := range messages {
-		lines = append(lines, fmt.Sprintf("%4d× %s", n, m))
-	}
-	sort.Strings(lines)
-	for _, l := range lines {
-		t.Log(l)
-	}
-	var total int64
-	for c := 0; c < callers; c++ {
-		got, err := direct.Balance.Shelf(ctx, sr.ShelfAccount{Sku: fmt.Sprintf("s-%d", c)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		total += got.Posted
-	}
-	if total != calls.Load()+callers {
-		t.Errorf("the shelves hold %d units after %d calls of 1 each and %d seeds", total, calls.Load(), callers)
-	}
+	langtest.LogTally(t, messages)
+	shelves.WantUnits(calls.Load())
 	langtest.EntriesBalance(t, admin, b)
 	t.Logf("%d calls, %d failed: %d not sent, %d of unknown outcome; resent by the client after a lost connection: %d unknown, %d not sent",
 		calls.Load(), len(failed), notSent, unknown, chobopg.Resent(chobopg.ErrOutcomeUnknown), chobopg.Resent(chobopg.ErrNotSent))
-}
-
-// seedShelves makes each caller's shelf with one unit, so that its row
-// exists to be locked before the callers start.
-func seedShelves(t *testing.T, c *sr.Book, callers int) {
-	t.Helper()
-	for i := 0; i < callers; i++ {
-		r, err := c.Restock.Do(context.Background(), sr.RestockArgs{Delivery: fmt.Sprintf("seed-%d", i), Sku: fmt.Sprintf("s-%d", i), Qty: 1})
-		if err != nil || r.Outcome != sr.Done {
-			t.Fatalf("seeding shelf s-%d: %+v, %v", i, r, err)
-		}
-	}
 }
 
 // TestPoolerRefusedLoginIsNotSent: PgBouncer lets in a role the server
@@ -302,26 +273,8 @@ func poolerRestarts(t *testing.T, tg string, l loaded) {
 	waitAnswers(100, "after the server's restart behind PgBouncer")
 	stop.Store(true)
 	wg.Wait()
-	var lines []string
-	for m, n := range kinds {
-		if len(m) > 300 {
-			m = m[:300] + "…"
-		}
-		lines = append(lines, fmt.Sprintf("%4d× %s", n, m))
-	}
-	sort.Strings(lines)
-	for _, line := range lines {
-		t.Log(line)
-	}
-	var total int64
-	for c := 0; c < callers; c++ {
-		var posted int64
-		if err := d.admin.QueryRow(ctx, `select posted from "stock_reservation".balance_shelf($1, $2)`, tenant, fmt.Sprintf("s-%d", c)).Scan(&posted); err != nil {
-			t.Fatal(err)
-		}
-		total += posted
-	}
-	if total != calls.Load() || answered.Load() != calls.Load() {
+	langtest.LogTally(t, kinds)
+	if total := langtest.NewShelves(t, d.admin, l.Copy, tenant, callers).Units(); total != calls.Load() || answered.Load() != calls.Load() {
 		t.Errorf("the shelves hold %d units after %d calls of 1 each, %d answered", total, calls.Load(), answered.Load())
 	}
 	checkEntries(t, d.admin, []loaded{l})

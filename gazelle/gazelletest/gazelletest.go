@@ -276,3 +276,47 @@ func Run(t testing.TB, dir string, langs ...language.Language) {
 		}
 	}
 }
+
+// Index is a finished rule index of the BUILD files builds (each file's
+// content by its package), in which lang resolves the rules of its own
+// kinds and others, by kind, the rest; and the files as loaded, in the
+// order of their packages.
+func Index(t testing.TB, c *config.Config, lang language.Language, others map[string]resolve.Resolver, builds map[string]string) (*resolve.RuleIndex, []*rule.File) {
+	t.Helper()
+	kinds := lang.Kinds()
+	ix := resolve.NewRuleIndex(func(r *rule.Rule, pkgRel string) resolve.Resolver {
+		if _, ok := kinds[r.Kind()]; ok {
+			return lang
+		}
+		return others[r.Kind()]
+	}, lang)
+	pkgs := make([]string, 0, len(builds))
+	for pkg := range builds {
+		pkgs = append(pkgs, pkg)
+	}
+	sort.Strings(pkgs)
+	var files []*rule.File
+	for _, pkg := range pkgs {
+		f, err := rule.LoadData(pkg+"/BUILD.bazel", pkg, []byte(builds[pkg]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range f.Rules {
+			ix.AddRule(c, r, f)
+		}
+		files = append(files, f)
+	}
+	ix.Finish()
+	return ix, files
+}
+
+// Find are the labels of the rules ix finds for spec when the language
+// from asks, sorted.
+func Find(c *config.Config, ix *resolve.RuleIndex, spec resolve.ImportSpec, from string) []string {
+	var got []string
+	for _, r := range ix.FindRulesByImportWithConfig(c, spec, from) {
+		got = append(got, r.Label.String())
+	}
+	sort.Strings(got)
+	return got
+}

@@ -9,13 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/chobo-lang/chobo/chobo/book"
-	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/interp"
@@ -208,24 +205,10 @@ func TestPoolerRestartsPython(t *testing.T) {
 	bouncer := pgtest.StartBouncer(t, d.Server, pgtest.TransactionPooling, pgdeploy.App)
 	dir, module := clientIn(t, langtest.RestockCase)
 	const tenant, callers = "pooled-py", 8
-	ctx := context.Background()
 	// The calls sent on the server itself go through the book's SQL
 	// functions, not the client under test.
-	direct, err := conformance.NewSQL(b, d.Admin, d.Admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	restock := func(delivery, sku string) (interp.Result, error) {
-		return direct.Call(ctx, interp.Call{Transfer: b.Transfer("restock"), Op: book.Do,
-			Strings: map[string]string{"delivery": delivery, "sku": sku}, Amounts: map[string]int64{"qty": 1}}, tenant)
-	}
-	// Each caller's shelf gets a unit first, so that its row exists to be
-	// locked before the callers start.
-	for c := 0; c < callers; c++ {
-		if r, err := restock(fmt.Sprintf("seed-%d", c), fmt.Sprintf("s-%d", c)); err != nil || r.Outcome != interp.Done {
-			t.Fatalf("seeding shelf s-%d: %v, %v", c, r, err)
-		}
-	}
+	shelves := langtest.NewShelves(t, d.Admin, b, tenant, callers)
+	shelves.Seed()
 	cmd := exec.Command(py, "-c", fmt.Sprintf(pyRestarts, module), dir, bouncer.ConnStringAs(pgdeploy.App, pgtest.DefaultDB), tenant, strconv.Itoa(callers))
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=")
 	var stderr strings.Builder
@@ -254,7 +237,7 @@ func TestPoolerRestartsPython(t *testing.T) {
 		}
 		return strings.TrimSpace(got)
 	}
-	langtest.RestartWhileCalling(t, d.Admin, tenant, callers, bouncer.Restart, d.Server.Restart, func(what string) {
+	shelves.RestartWhileCalling(bouncer.Restart, d.Server.Restart, func(what string) {
 		if got := say("wait 100"); got != "ok" {
 			t.Fatalf("%s: %s calls done in 90 s\n%s", what, got, stderr.String())
 		}
@@ -272,7 +255,7 @@ func TestPoolerRestartsPython(t *testing.T) {
 	messages := map[string]int{}
 	for _, f := range report.Failed {
 		messages[f.Kind+": "+f.Message]++
-		r, err := restock(f.Delivery, f.Sku)
+		r, err := shelves.Restock(f.Delivery, f.Sku)
 		switch {
 		case err != nil:
 			t.Errorf("%s sent again: %v", f.Delivery, err)
@@ -288,25 +271,8 @@ func TestPoolerRestartsPython(t *testing.T) {
 			t.Errorf("%s: %s: %s", f.Delivery, f.Kind, f.Message)
 		}
 	}
-	var lines []string
-	for m, n := range messages {
-		lines = append(lines, fmt.Sprintf("%4d× %s", n, m))
-	}
-	sort.Strings(lines)
-	for _, l := range lines {
-		t.Log(l)
-	}
-	var total int64
-	for c := 0; c < callers; c++ {
-		var posted int64
-		if err := d.Admin.QueryRow(ctx, `select posted from "stock_reservation"."balance_shelf"($1, $2)`, tenant, fmt.Sprintf("s-%d", c)).Scan(&posted); err != nil {
-			t.Fatal(err)
-		}
-		total += posted
-	}
-	if total != report.Calls+callers {
-		t.Errorf("the shelves hold %d units after %d calls of 1 each and %d seeds", total, report.Calls, callers)
-	}
+	langtest.LogTally(t, messages)
+	shelves.WantUnits(report.Calls)
 	langtest.EntriesBalance(t, d.Admin, b)
 	t.Logf("%d calls, %d failed", report.Calls, len(report.Failed))
 }

@@ -248,11 +248,18 @@ func (d Deployment) Env() []string {
 // SQL `chobo build --target postgres` writes for it.
 func BookSQL(t testing.TB, path string) pgdeploy.Book {
 	t.Helper()
-	b, files, ok := build(t, filepath.Join(Root(t), filepath.FromSlash(path)), "postgres")
+	_, sql := bookSQL(t, filepath.Join(Root(t), filepath.FromSlash(path)))
+	return sql
+}
+
+// bookSQL is the checked book at path and its SQL.
+func bookSQL(t testing.TB, path string) (*book.Book, pgdeploy.Book) {
+	t.Helper()
+	b, files, ok := build(t, path, "postgres")
 	if !ok || len(files) != 1 {
 		t.Fatalf("%s does not check, or its SQL is not one file", path)
 	}
-	return pgdeploy.Book{Name: b.Name, SQL: string(files[0].Data)}
+	return b, pgdeploy.Book{Name: b.Name, SQL: string(files[0].Data)}
 }
 
 // DocExample is the first block fenced as fence (its language) in the

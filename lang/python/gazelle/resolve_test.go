@@ -2,7 +2,6 @@ package gazelle_test
 
 import (
 	"reflect"
-	"sort"
 	"testing"
 
 	"github.com/bazelbuild/bazel-gazelle/config"
@@ -12,6 +11,7 @@ import (
 	"github.com/bazelbuild/bazel-gazelle/rule"
 
 	"github.com/chobo-lang/chobo/gazelle"
+	"github.com/chobo-lang/chobo/gazelle/gazelletest"
 	pygazelle "github.com/chobo-lang/chobo/lang/python/gazelle"
 )
 
@@ -77,19 +77,8 @@ func (pyStub) Resolve(c *config.Config, ix *resolve.RuleIndex, rc *repo.RemoteCa
 // book both import as the book's name, and both are found: the Python
 // language then asks for a gazelle:resolve directive.
 func TestCrossResolvePython(t *testing.T) {
-	lang := gazelle.NewLanguage()
-	kinds := lang.Kinds()
 	c := config.New()
-	ix := resolve.NewRuleIndex(func(r *rule.Rule, pkgRel string) resolve.Resolver {
-		if _, ok := kinds[r.Kind()]; ok {
-			return lang
-		}
-		if r.Kind() == "py_library" {
-			return pyStub{}
-		}
-		return nil
-	}, lang)
-	files := map[string]string{
+	ix, _ := gazelletest.Index(t, c, gazelle.NewLanguage(), map[string]resolve.Resolver{"py_library": pyStub{}}, map[string]string{
 		"ledger": `
 chobo_book(name = "stock", src = "stock.book")
 chobo_client(name = "stock_py_client", book = ":stock", target = "postgres-python")
@@ -99,17 +88,7 @@ chobo_client(name = "orders_py_client", book = ":orders", target = "postgres-pyt
 chobo_client(name = "orders_tb_py_client", book = ":orders", target = "tigerbeetle-python")
 `,
 		"lib": `py_library(name = "helpers")`,
-	}
-	for _, pkg := range []string{"ledger", "lib"} {
-		f, err := rule.LoadData(pkg+"/BUILD.bazel", pkg, []byte(files[pkg]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range f.Rules {
-			ix.AddRule(c, r, f)
-		}
-	}
-	ix.Finish()
+	})
 	for _, tc := range []struct {
 		spec, imp, from string
 		want            []string
@@ -125,11 +104,7 @@ chobo_client(name = "orders_tb_py_client", book = ":orders", target = "tigerbeet
 		{"go", "example.com/w/ledger/stock", "go", []string{"//ledger:stock_go_client"}},
 		{py, "example.com/w/ledger/stock", py, nil},
 	} {
-		var got []string
-		for _, r := range ix.FindRulesByImportWithConfig(c, resolve.ImportSpec{Lang: tc.spec, Imp: tc.imp}, tc.from) {
-			got = append(got, r.Label.String())
-		}
-		sort.Strings(got)
+		got := gazelletest.Find(c, ix, resolve.ImportSpec{Lang: tc.spec, Imp: tc.imp}, tc.from)
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s %q asked by %s: %v, want %v", tc.spec, tc.imp, tc.from, got, tc.want)
 		}
