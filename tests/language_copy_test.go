@@ -170,7 +170,7 @@ func TestCopiedLanguageFolder(t *testing.T) {
 	for _, b := range copiedBooks {
 		copiedConformance(t, dst, bin, py, tb, b.book, b.scenarios)
 	}
-	copiedAnalysis(t, dst, py)
+	copiedAnalysis(t, root, dst, py)
 }
 
 // copiedAnalysis runs the Bazel rules' analysis tests in the copy, where
@@ -180,7 +180,7 @@ func TestCopiedLanguageFolder(t *testing.T) {
 // do. Bazel runs on an output base of the test's own, the new language's
 // toolchain on the interpreter py (as a user's module names one with
 // CHOBO_PYTHON); without bazel on PATH this part is skipped aloud.
-func copiedAnalysis(t *testing.T, dst, py string) {
+func copiedAnalysis(t *testing.T, root, dst, py string) {
 	t.Helper()
 	bazel, err := exec.LookPath("bazel")
 	if err != nil {
@@ -194,7 +194,14 @@ func copiedAnalysis(t *testing.T, dst, py string) {
 		_ = exec.Command(bazel, "--output_base="+base, "shutdown").Run()
 		_ = exec.Command("chmod", "-R", "u+w", base).Run()
 	})
-	out := inCopy(t, dst, nil, bazel, "--output_base="+base, "test", "--repo_env=CHOBO_PYTHON="+py, "--test_output=errors", "//rules/tests:all")
+	// The copy's installed tools are links into the checkout: a Bazel that
+	// runs in a chroot (tests/setup/bazel.sh's) is told to mount it too,
+	// as tests/run.sh tells it of TigerBeetle's folder.
+	bind := root
+	if b := os.Getenv("CHOBO_BAZEL_BIND"); b != "" {
+		bind = b + ":" + root
+	}
+	out := inCopy(t, dst, []string{"CHOBO_BAZEL_BIND=" + bind}, bazel, "--output_base="+base, "test", "--repo_env=CHOBO_PYTHON="+py, "--test_output=errors", "//rules/tests:all")
 	if !strings.Contains(out, "tests pass") {
 		t.Errorf("bazel test //rules/tests:all in the copy:\n%s", out)
 	}
