@@ -13,7 +13,9 @@ import (
 // TestPgbenchRuns runs the benchmark program the README's development
 // section gives, on a handful of calls, every shape and way of sending.
 // It passes the operation functions their arguments by position, so a
-// new argument of theirs breaks it, and nothing else would notice.
+// new argument of theirs breaks it, and nothing else would notice; and
+// it first checks that its hand-written functions still answer as the
+// generated ones do, which a change of what a call writes breaks.
 func TestPgbenchRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no PostgreSQL server is started")
@@ -29,6 +31,9 @@ func TestPgbenchRuns(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go run ./tests/pgbench: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "answered 600 calls as chobo's did") {
+		t.Errorf("no line says the hand-written functions were checked against chobo's:\n%s", out)
 	}
 	for _, shape := range []string{"move", "outside", "hold"} {
 		if !strings.Contains(string(out), shape) {

@@ -44,7 +44,11 @@ for r in $(seq 1 "$rounds"); do
     # bare only beside chobo: the ratio of CPU needs it, floor would
     # double the time of a round
     (cd "$dir" && "$tmp/pgbench-$v" -reps 1 -systems chobo,bare "$@") |
-      awk -v r="$r" -v v="$v" '$1 == "single" || $1 == "pipelined" { print r, v, $1, $2, $3, $9 }' >>"$tmp/runs"
+      awk -v r="$r" -v v="$v" '
+        # the column of chobo cpu, which moved as systems were added: every
+        # header word before it is one field of the rows too
+        $1 == "mode" { for (i = 1; i < NF; i++) if ($i == "chobo" && $(i + 1) == "cpu") col = i }
+        ($1 == "single" || $1 == "pipelined") && col { print r, v, $1, $2, $3, $col }' >>"$tmp/runs"
   done
 done
 

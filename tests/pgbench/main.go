@@ -4,11 +4,16 @@
 // ratios can be read on a shared, noisy machine; the absolute figures
 // cannot.
 //
-// Three systems, each on the same rows of the same grown tables (tens of
+// Four systems, each on the same rows of the same grown tables (tens of
 // thousands of account rows and key rows of other tenants are made first,
 // as in any real deployment):
 //
 //   - chobo: the generated function, called by its statement;
+//   - tuned: a function written by hand, as fast as its authors could
+//     make it while keeping the same guarantees (tuned.sql; move and
+//     outside only). Before any measure, -verify calls sends the same
+//     calls to both, keys sent again, refusals and new accounts among
+//     them, and stops unless both answer alike and write the same rows;
 //   - bare: the conditional UPDATE of the same rows, one statement, one
 //     round trip, no key;
 //   - floor: one statement that inserts a bare key row and then makes the
@@ -26,15 +31,18 @@
 // -unnamed, sent unnamed and parsed at every call instead, as the client
 // runtimes send their statements.
 //
-// Each repetition runs the three systems in turn, the order rotated from
+// Each repetition runs the systems in turn, the order rotated from
 // one repetition to the next; the table shows medians over the
 // repetitions, and the ratios are medians of the ratios of each
 // repetition.
 //
-//	go run ./tests/pgbench [-calls 5000] [-reps 3] [-batch 64] [-shapes move,outside,hold] [-unnamed] [-stats]
+//	go run ./tests/pgbench [-calls 5000] [-reps 3] [-batch 64] [-shapes move,outside,hold] [-unnamed] [-stats] [-verify 600]
 //
 // -after and -after-file run SQL of an experiment once the book is loaded
-// (a function replaced, an index dropped), to price one part of a call.
+// (a function replaced, an index dropped), to price one part of a call;
+// {{.Pay}} and {{.Redeem}} in a file stand for the account ids' declarations
+// of the hand-written functions. An experiment that leaves out part of a
+// call needs -verify 0.
 //
 // The machine is shared: the rates move with what else runs, the CPU
 // columns (the server processes' own time per operation) much less;
@@ -92,7 +100,11 @@ transfer spend(order: string, a: string, b: string, amount: pt)
 
 const tenant = "bench"
 
-var systems = []string{"chobo", "bare", "floor"}
+var systems = []string{"chobo", "tuned", "bare", "floor"}
+
+// verifyCalls is the length of the comparison of chobo's functions and
+// the hand-written ones (-verify).
+var verifyCalls int
 
 // afterLoad is run after the book's SQL is loaded (the experiments' changes).
 var afterLoad []string
@@ -121,7 +133,7 @@ func main() {
 	connList := flag.String("conns", "1,8", "connection counts")
 	modeList := flag.String("modes", "single,pipelined", "ways of sending")
 	stats := flag.Bool("stats", false, "print the statements that took the most server time (pg_stat_statements)")
-	sysList := flag.String("systems", strings.Join(systems, ","), "systems to run (for a profile of one; the ratios need all three)")
+	sysList := flag.String("systems", strings.Join(systems, ","), "systems to run (for a profile of one; the ratios need chobo)")
 	pidFile := flag.String("pidfile", "", "write the server process ids of the connections here, then wait 2 s (to attach perf)")
 	dropCheck := flag.Bool("drop-check", false, "an experiment: drop the check of the accounts table after the load, to see what it costs a call")
 	flag.Func("after", "an experiment: a statement to run after the load (repeatable)", func(v string) error { afterLoad = append(afterLoad, v); return nil })
@@ -130,6 +142,7 @@ func main() {
 		afterLoad = append(afterLoad, string(b))
 		return err
 	})
+	flag.IntVar(&verifyCalls, "verify", 600, "calls sent to chobo's and the hand-written functions alike before measuring, their answers and rows compared (0: none, for an experiment that leaves out part of a call)")
 	flag.BoolVar(&unnamed, "unnamed", false, "send every statement unnamed, parsed at each call, as the client runtimes do, instead of prepared once per connection")
 	flag.Parse()
 	systems = strings.Split(*sysList, ",")
@@ -187,6 +200,11 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 	if err := load(ctx, setup, string(files[0].Data)); err != nil {
 		return err
 	}
+	if verifyCalls > 0 {
+		if err := verify(ctx, setup, m, verifyCalls); err != nil {
+			return err
+		}
+	}
 	maxConns := slices.Max(connCounts)
 	workers, err := openWorkers(ctx, srv, setup, m, maxConns)
 	if err != nil {
@@ -211,8 +229,17 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 		}
 	}
 	fmt.Printf("pgbench: %d operations per measure, %d repetitions, pipelined %d statements a round trip\n", calls, reps, batch)
-	fmt.Printf("%-9s %-8s %5s %10s %10s %10s %12s %12s %10s %10s %9s\n", "mode", "shape", "conns", "chobo/s", "bare/s", "floor/s",
-		"chobo/bare", "chobo/floor", "chobo cpu", "bare cpu", "cpu b/c")
+	fmt.Printf("%-9s %-8s %5s", "mode", "shape", "conns")
+	for _, sys := range systems {
+		fmt.Printf(" %9s", sys+"/s")
+	}
+	for _, sys := range others() {
+		fmt.Printf(" %12s", "chobo/"+sys)
+	}
+	for _, sys := range systems {
+		fmt.Printf(" %9s", sys+" cpu")
+	}
+	fmt.Println()
 	r := &measurer{ctx: ctx, workers: workers, calls: calls, reps: reps, batch: batch}
 	for _, mode := range modes {
 		for _, shape := range shapes {
@@ -228,8 +255,8 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 		}
 	}
 	fmt.Println("(hold: one operation is a hold and its post, two calls)")
-	fmt.Println("(cpu: microseconds of CPU the connections' server processes spent per operation, from /proc;")
-	fmt.Println(" cpu b/c is bare's over chobo's, the ratio of rates a server short of CPU would reach whatever else runs on the machine)")
+	fmt.Println("(cpu: microseconds of CPU the connections' server processes spent per operation, from /proc; the ratio")
+	fmt.Println(" of two systems' cpu is the ratio of rates a server short of CPU would reach, whatever else runs on the machine)")
 	if stats {
 		return printStats(ctx, setup)
 	}
@@ -274,17 +301,24 @@ type measurer struct {
 	seq                int // numbers each measure, so that keys never repeat
 }
 
-// row measures every system sending shape's operations (ops, by system)
-// on conns connections, the order of the systems rotating from one
-// repetition to the next, and prints the medians.
+// row measures every system sending shape's operations (ops, by system;
+// a system with no statements for the shape is left out) on conns
+// connections, the order of the systems rotating from one repetition to
+// the next, and prints the medians.
 func (r *measurer) row(mode, shape string, ops map[string][]stmt, conns int) error {
+	var syss []string
+	for _, sys := range systems {
+		if len(ops[sys]) > 0 {
+			syss = append(syss, sys)
+		}
+	}
 	rates := map[string][]float64{}
-	var vsBare, vsFloor, cpuRatio []float64
+	ratios := map[string][]float64{} // chobo's rate over each other system's, per repetition
 	cpu := map[string][]float64{}
 	for rep := 0; rep < r.reps; rep++ {
 		rate := map[string]float64{}
-		for i := range systems {
-			sys := systems[(i+rep)%len(systems)]
+		for i := range syss {
+			sys := syss[(i+rep)%len(syss)]
 			r.seq++
 			prefix := fmt.Sprintf("%s-%d", sys, r.seq)
 			var d time.Duration
@@ -309,17 +343,43 @@ func (r *measurer) row(mode, shape string, ops map[string][]stmt, conns int) err
 			rates[sys] = append(rates[sys], rate[sys])
 			cpu[sys] = append(cpu[sys], used.Seconds()*1e6/float64(r.calls))
 		}
-		// a run of some systems alone (-systems) has no ratios
-		vsBare = append(vsBare, rate["chobo"]/rate["bare"])
-		vsFloor = append(vsFloor, rate["chobo"]/rate["floor"])
-		if n := len(cpu["bare"]) - 1; n >= 0 && len(cpu["chobo"]) > n {
-			cpuRatio = append(cpuRatio, cpu["bare"][n]/cpu["chobo"][n])
+		if c, ok := rate["chobo"]; ok {
+			for sys, v := range rate {
+				ratios[sys] = append(ratios[sys], c/v)
+			}
 		}
 	}
-	fmt.Printf("%-9s %-8s %5d %10.0f %10.0f %10.0f %12.2f %12.2f %10.1f %10.1f %9.2f\n", mode, shape, conns,
-		median(rates["chobo"]), median(rates["bare"]), median(rates["floor"]), median(vsBare), median(vsFloor),
-		median(cpu["chobo"]), median(cpu["bare"]), median(cpuRatio))
+	fmt.Printf("%-9s %-8s %5d", mode, shape, conns)
+	for _, sys := range systems {
+		fmt.Printf(" %9s", cell(rates[sys], "%.0f"))
+	}
+	for _, sys := range others() {
+		fmt.Printf(" %12s", cell(ratios[sys], "%.2f"))
+	}
+	for _, sys := range systems {
+		fmt.Printf(" %9s", cell(cpu[sys], "%.1f"))
+	}
+	fmt.Println()
 	return nil
+}
+
+// others are the systems chobo is compared with.
+func others() []string {
+	var out []string
+	for _, sys := range systems {
+		if sys != "chobo" {
+			out = append(out, sys)
+		}
+	}
+	return out
+}
+
+// cell is the median of xs in format f, or "-" when there is none.
+func cell(xs []float64, f string) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(f, median(xs))
 }
 
 // load loads the book's SQL, runs the statements of afterLoad, and
@@ -328,8 +388,15 @@ func load(ctx context.Context, setup *pgx.Conn, sql string) error {
 	if _, err := setup.Exec(ctx, sql); err != nil {
 		return fmt.Errorf("loading the book: %v", err)
 	}
+	marks, err := tunedFunctions(sql)
+	if err != nil {
+		return err
+	}
+	if _, err := setup.Exec(ctx, marks.Replace(tunedSQL)); err != nil {
+		return fmt.Errorf("loading the hand-written functions: %v", err)
+	}
 	for _, sql := range afterLoad {
-		if _, err := setup.Exec(ctx, sql); err != nil {
+		if _, err := setup.Exec(ctx, marks.Replace(sql)); err != nil {
 			return fmt.Errorf("%s: %v", sql, err)
 		}
 	}
@@ -419,11 +486,17 @@ func statements(m *model.Model, redeemedID string) map[string]map[string][]stmt 
 			"chobo": chobo(m.Transfer("pay").Operation("do").Statement, func(w *worker, key string) [][]byte {
 				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1"), nil}
 			}),
+			"tuned": chobo(tunedCall("tuned_pay", 5), func(w *worker, key string) [][]byte {
+				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1"), nil}
+			}),
 			"bare":  {{sql: moveSQL(false), params: bare(two)}},
 			"floor": {{sql: moveSQL(true), params: two}},
 		},
 		"outside": {
 			"chobo": chobo(m.Transfer("redeem").Operation("do").Statement, func(w *worker, key string) [][]byte {
+				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte("1"), nil}
+			}),
+			"tuned": chobo(tunedCall("tuned_redeem", 4), func(w *worker, key string) [][]byte {
 				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte("1"), nil}
 			}),
 			"bare":  {{sql: bareSQL(outsideSQL(false)), params: bare(out)}},
