@@ -377,6 +377,23 @@ func callRequest(c interp.Call, tenant string) protocol.Request {
 	return protocol.Request{Op: protocol.Call, Tenant: tenant, Transfer: c.Transfer.Name, Operation: string(c.Op), Args: args}
 }
 
+// Bench sends a bench request (protocol.Bench; the runner fills in its
+// op) and answers the time its calls took.
+func (p *Process) Bench(ctx context.Context, req protocol.Request) (time.Duration, error) {
+	req.Op = protocol.Bench
+	res, err := p.ask(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	if res.Error != "" {
+		return 0, fmt.Errorf("%s", res.Error)
+	}
+	if res.Nanos <= 0 {
+		return 0, fmt.Errorf("the driver timed %d calls in %d ns", req.Times, res.Nanos)
+	}
+	return time.Duration(res.Nanos), nil
+}
+
 // ask sends a request and waits for its answer. The error is a
 // *DriverError when the driver broke, or ctx's.
 func (p *Process) ask(ctx context.Context, req protocol.Request) (protocol.Response, error) {

@@ -151,5 +151,20 @@ func VariantsOf(k Kit, backend string) []Variant {
 	return nil
 }
 
+// A Flavored kit's drivers drive more than one kind of book of one
+// client (a sync one and an async one, say): a bench request's Flavor
+// picks one (protocol.Bench).
+type Flavored interface {
+	Flavors() []string
+}
+
+// FlavorsOf are the flavors of k's drivers; one, "", for a kit with none.
+func FlavorsOf(k Kit) []string {
+	if f, ok := k.(Flavored); ok {
+		return f.Flavors()
+	}
+	return []string{""}
+}
+
 // BulkOn says whether k's driver takes bulk requests on the backend.
 func BulkOn(k Kit, backend string) bool { return slices.Contains(k.Bulk(), backend) }

@@ -32,6 +32,17 @@ const (
 	Entries   = "entries"
 	Holds     = "holds"
 	BalanceAt = "balance_at"
+	// Bench times Times calls of one operation, sent one after another,
+	// each its own key: Args give the values, the one of KeyParam with
+	// "-" and the call's number after it. The driver makes every call's
+	// values before it starts the clock, and answers Nanos, the time the
+	// calls took. With SQL, a PostgreSQL driver sends that statement (the
+	// client's own) through its database library instead of calling the
+	// client: the tenant, the values of Params in that order (amounts as
+	// integers) and a null call id. The figures are a benchmark's, read
+	// against each other (docs/performance.md); the conformance runner
+	// never sends this.
+	Bench = "bench"
 )
 
 // Request is one line the runner writes. Which fields are set depends on
@@ -86,6 +97,16 @@ type Request struct {
 	After     string   `json:"after,omitempty"`
 	// balance_at
 	At string `json:"at,omitempty"`
+
+	// bench
+	KeyParam string   `json:"key_param,omitempty"`
+	Times    int      `json:"times,omitempty"`
+	SQL      string   `json:"sql,omitempty"`
+	Params   []string `json:"params,omitempty"`
+	Prepared bool     `json:"prepared,omitempty"`
+	// Flavor picks one of a driver's books where it has more than one,
+	// as its kit lists them (driverkit.Flavored).
+	Flavor string `json:"flavor,omitempty"`
 }
 
 // BulkCall is one call of a bulk request: what a call request gives,
@@ -141,6 +162,8 @@ type Response struct {
 	More bool   `json:"more,omitempty"`
 	// holds
 	Holds *[]Hold `json:"holds,omitempty"`
+	// bench: nanoseconds the calls took
+	Nanos int64 `json:"nanos,omitempty"`
 }
 
 // Entry is one entry of a history read, as runtime/go/chobo.Entry holds

@@ -460,8 +460,10 @@ func (s *server) do(req protocol.Request) (protocol.Response, error) {
 		return s.holds(ctx, req)
 	case protocol.BalanceAt:
 		return s.balanceAt(ctx, req)
+	case protocol.Bench:
+		return s.bench(ctx, req)
 	}
-	return protocol.Response{}, fmt.Errorf("no op %q (open, call, expire, balance, bulk, statement, entries, holds, balance_at)", req.Op)
+	return protocol.Response{}, fmt.Errorf("no op %q (open, call, expire, balance, bulk, statement, entries, holds, balance_at, bench)", req.Op)
 }
 
 // client is the generated Book for a tenant, over the driver's pool.

@@ -39,6 +39,8 @@ import os
 import re
 import sys
 import threading
+import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -412,6 +414,8 @@ class Driver:
             return await self._holds(req, is_async)
         if op == "balance_at":
             return await self._balance_at(req, is_async)
+        if op == "bench":
+            return await self._bench(req, {"sync": False, "async": True}.get(req.get("flavor", ""), is_async))
         if op == "expire":
             expire = self.names.get("expire", "")
             if not expire:
@@ -435,6 +439,78 @@ class Driver:
         amounts = (t.get("amounts") or []) if op == "post" else []
         _only_known(args, fields + amounts)
         return t["member"], op, _values(fields + amounts, args)
+
+    async def _bench(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+        """Times req["times"] calls, one after another, each its own key:
+        through the client, or with req["sql"] through psycopg alone, on
+        one connection. Every call's values are made before the clock
+        starts; a sync bench runs whole on a worker thread."""
+        times, key, given = req.get("times", 0), req.get("key_param", ""), req.get("args") or {}
+        if not isinstance(times, int) or times < 1 or key not in given:
+            raise ValueError(f"bench: times {times!r}, key parameter {key!r}")
+        tenant = req.get("tenant", "")
+        # the statement numbers its values as PostgreSQL does; psycopg takes
+        # %s for each, in order (chobo's statements have no % of their own)
+        sql = re.sub(r"\$[0-9]+", "%s", req.get("sql", "").replace("%", "%%"))
+        pool = self.pools.get(is_async)
+        if pool is None:
+            raise ValueError("bench: a PostgreSQL client only")
+        calls = [{**given, key: f"{given[key]}-{i}"} for i in range(times)]
+        conn = await pool.take()
+        try:
+            if sql:
+                member, op, _ = self._resolve({**req, "args": given})
+                t = next(x for x in self.names["transfers"] if x["member"] == member)
+                kinds = {f["param"]: f["type"] for f in t["args"]}
+                rows = [[tenant, *[int(a[p]) if kinds.get(p) == "int" else a[p] for p in req.get("params", [])], str(uuid.uuid4())]
+                        for a in calls]
+                # unnamed, as the client sends it, or prepared at once (psycopg 3
+                # alone prepares; psycopg2 takes no such argument)
+                how: dict[str, Any] = {"prepare": bool(req.get("prepared"))} if hasattr(conn, "prepare_threshold") else {}
+
+                def raw_sync() -> int:
+                    start = time.perf_counter_ns()
+                    for r in rows:
+                        cur = conn.cursor()
+                        cur.execute(sql, r, **how)
+                        got = cur.fetchone()
+                        if got is None or got[0] != "done":
+                            raise ValueError(f"bench: the statement answered {got!r}")
+                    return time.perf_counter_ns() - start
+
+                async def raw_async() -> int:
+                    start = time.perf_counter_ns()
+                    for r in rows:
+                        cur = await conn.execute(sql, r, **how)
+                        got = await cur.fetchone()
+                        if got is None or got[0] != "done":
+                            raise ValueError(f"bench: the statement answered {got!r}")
+                    return time.perf_counter_ns() - start
+
+                return {"nanos": await raw_async() if is_async else await asyncio.to_thread(raw_sync)}
+            resolved = [self._resolve({**req, "args": a}) for a in calls]
+            book = self._book(is_async, tenant, conn)
+            methods = [(getattr(getattr(book, member), op), kw) for member, op, kw in resolved]
+
+            def client_sync() -> int:
+                start = time.perf_counter_ns()
+                for m, kw in methods:
+                    res = m(**kw)
+                    if res.result != "done":
+                        raise ValueError(f"bench: the client answered {res.result} {res.reason}")
+                return time.perf_counter_ns() - start
+
+            async def client_async() -> int:
+                start = time.perf_counter_ns()
+                for m, kw in methods:
+                    res = await m(**kw)
+                    if res.result != "done":
+                        raise ValueError(f"bench: the client answered {res.result} {res.reason}")
+                return time.perf_counter_ns() - start
+
+            return {"nanos": await client_async() if is_async else await asyncio.to_thread(client_sync)}
+        finally:
+            pool.give(conn)
 
     async def _call(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
         member, op, kw = self._resolve(req)

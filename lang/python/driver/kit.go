@@ -28,6 +28,9 @@ func (Kit) Bulk() []string   { return []string{"postgres", "tigerbeetle"} }
 const psycopg2Env = "CHOBO_DRIVER_PSYCOPG2=1"
 
 // Variants: on PostgreSQL, the sync book over psycopg2.
+// Flavors: every Python client has a sync book and an asyncio one.
+func (Kit) Flavors() []string { return []string{"sync", "async"} }
+
 func (Kit) Variants(backend string) []driverkit.Variant {
 	if backend != "postgres" {
 		return nil

@@ -21,6 +21,7 @@
 // before it is sent, so that a test can hold what the client sends to
 // what `chobo run --show` prints.
 
+import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import pg from "pg";
@@ -83,6 +84,12 @@ interface Request {
   limit?: number;
   after?: string;
   at?: string;
+  // bench
+  key_param?: string;
+  times?: number;
+  sql?: string;
+  params?: string[];
+  prepared?: boolean;
 }
 
 /** One call: of a call request, or of a bulk's calls. */
@@ -302,6 +309,8 @@ class Driver {
         return { id, ...(await this.#holds(req)) };
       case "balance_at":
         return { id, ...(await this.#balanceAt(req)) };
+      case "bench":
+        return { id, ...(await this.#bench(req)) };
       case "expire": {
         if (this.#names.expire === "") {
           return { id, expired: 0 };
@@ -341,6 +350,58 @@ class Driver {
       default:
         return { op, value: method(values(t.key!.fields, args)) };
     }
+  }
+
+  /**
+   * bench times req.times calls, one after another, each its own key:
+   * through the client, or with req.sql through pg alone. Every call's
+   * values are made before the clock starts.
+   */
+  async #bench(req: Request): Promise<Record<string, unknown>> {
+    const times = req.times ?? 0;
+    const key = req.key_param ?? "";
+    const given = req.args ?? {};
+    if (!Number.isSafeInteger(times) || times < 1 || !(key in given)) {
+      throw new Error(`bench: times ${JSON.stringify(req.times)}, key parameter ${JSON.stringify(key)}`);
+    }
+    const tenant = req.tenant ?? "";
+    const argsOf = (i: number): Record<string, string> => ({ ...given, [key]: `${given[key]}-${i}` });
+    if (req.sql !== undefined && req.sql !== "") {
+      if (this.#pool === undefined) {
+        throw new Error("bench: raw SQL needs a PostgreSQL client");
+      }
+      const sql = req.sql;
+      const calls = Array.from({ length: times }, (_, i) => {
+        const a = argsOf(i);
+        return [tenant, ...(req.params ?? []).map((p) => a[p]), randomUUID()] as unknown[];
+      });
+      const pool = this.#pool;
+      // unnamed, as the client sends it; prepared, under a name pg keeps per connection
+      const name = req.prepared === true ? "chobo_bench" : undefined;
+      const start = process.hrtime.bigint();
+      for (const values of calls) {
+        const r = await pool.query({ text: sql, values, name });
+        if (r.rows[0]?.result !== "done") {
+          throw new Error(`bench: the statement answered ${JSON.stringify(r.rows[0])}`);
+        }
+      }
+      return { nanos: Number(process.hrtime.bigint() - start) };
+    }
+    const t = this.#names.transfers.find((x) => x.transfer === req.transfer);
+    const op = req.operation ?? "";
+    if (t === undefined || (op !== "do" && op !== "hold")) {
+      throw new Error(`bench: ${JSON.stringify(req.transfer)} ${JSON.stringify(op)} is not a do or hold of the book`);
+    }
+    const method = (this.#book(tenant)[t.member] as Record<string, Callable>)[op]!;
+    const calls = Array.from({ length: times }, (_, i) => values(t.args.fields, argsOf(i)));
+    const start = process.hrtime.bigint();
+    for (const v of calls) {
+      const r = (await method(v)) as { result: string; reason?: string };
+      if (r.result !== "done") {
+        throw new Error(`bench: the client answered ${r.result} ${r.reason ?? ""}`);
+      }
+    }
+    return { nanos: Number(process.hrtime.bigint() - start) };
   }
 
   async #call(req: Request): Promise<Record<string, unknown>> {

@@ -1,0 +1,107 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// bench times req.Times calls (protocol.Bench): through the client, or
+// with req.SQL through pgx alone. Every call's arguments are made before
+// the clock starts, so the figure holds the client's work and the
+// round trips, not the driver's.
+func (s *server) bench(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+	if req.Times < 1 {
+		return protocol.Response{}, fmt.Errorf("bench: times %d", req.Times)
+	}
+	book := s.client(req.Tenant)
+	t, method, err := s.method(book, req.Transfer, req.Operation, "")
+	if err != nil {
+		return protocol.Response{}, err
+	}
+	argsOf := func(i int) map[string]string {
+		a := make(map[string]string, len(req.Args))
+		for k, v := range req.Args {
+			a[k] = v
+		}
+		a[req.KeyParam] += "-" + strconv.Itoa(i)
+		return a
+	}
+	if _, ok := req.Args[req.KeyParam]; !ok {
+		return protocol.Response{}, fmt.Errorf("bench: no value of the key parameter %q", req.KeyParam)
+	}
+	if req.SQL != "" {
+		pool, ok := s.first.Interface().(*pgxpool.Pool)
+		if !ok {
+			return protocol.Response{}, fmt.Errorf("bench: raw SQL needs a PostgreSQL client")
+		}
+		types := map[string]string{}
+		for _, f := range t.Args.Fields {
+			types[f.Param] = f.Type
+		}
+		calls := make([][]any, req.Times)
+		for i := range calls {
+			a := argsOf(i)
+			vals := []any{req.Tenant}
+			for _, p := range req.Params {
+				v, ok := a[p]
+				if !ok {
+					return protocol.Response{}, fmt.Errorf("bench: no value of %q", p)
+				}
+				if types[p] == "int64" {
+					n, err := strconv.ParseInt(v, 10, 64)
+					if err != nil {
+						return protocol.Response{}, fmt.Errorf("bench: %s: %v", p, err)
+					}
+					vals = append(vals, n)
+				} else {
+					vals = append(vals, v)
+				}
+			}
+			calls[i] = append(vals, chobopg.NewCallID())
+			if !req.Prepared {
+				// as the client sends it (chobopg): unnamed
+				calls[i] = append([]any{pgx.QueryExecModeExec}, calls[i]...)
+			}
+		}
+		start := time.Now()
+		for _, vals := range calls {
+			var result string
+			var reason *string
+			if err := pool.QueryRow(ctx, req.SQL, vals...).Scan(&result, &reason); err != nil {
+				return protocol.Response{}, err
+			}
+			if result != "done" {
+				return protocol.Response{}, fmt.Errorf("bench: the statement answered %s %v", result, reason)
+			}
+		}
+		return protocol.Response{Nanos: time.Since(start).Nanoseconds()}, nil
+	}
+	calls := make([][]reflect.Value, req.Times)
+	for i := range calls {
+		in, err := callArgs(method.Type(), 1, t, req.Operation, argsOf(i))
+		if err != nil {
+			return protocol.Response{}, err
+		}
+		calls[i] = append([]reflect.Value{reflect.ValueOf(ctx)}, in...)
+	}
+	start := time.Now()
+	for _, in := range calls {
+		out := method.Call(in)
+		if err := asError(out[1]); err != nil {
+			return protocol.Response{}, err
+		}
+		if o := out[0].FieldByName("Outcome").String(); o != "done" {
+			return protocol.Response{}, fmt.Errorf("bench: the client answered %s %s", o, out[0].FieldByName("Reason").String())
+		}
+	}
+	return protocol.Response{Nanos: time.Since(start).Nanoseconds()}, nil
+}
