@@ -38,16 +38,23 @@ func (id ID) UUID() string {
 // laid out in one buffer (on the stack when it is short, as ids mostly
 // are) and hashed at once: a client computes several ids per call.
 func digest(role string, parts ...string) [32]byte {
+	return digestOf(role, parts)
+}
+
+// digestOf is digest of the parts of every group in turn: the callers that
+// join fixed parts to a list hash them without building the joined list.
+func digestOf(role string, groups ...[]string) [32]byte {
 	var stack [512]byte
 	b := stack[:0]
 	b = enc(enc(b, Version), role)
-	for _, s := range parts {
-		b = enc(b, s)
+	for _, g := range groups {
+		for _, s := range g {
+			b = enc(b, s)
+		}
 	}
 	return sha256.Sum256(b)
 }
 
-// enc appends s with its length before it.
 func enc(b []byte, s string) []byte {
 	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
 	return append(b, s...)
@@ -55,7 +62,12 @@ func enc(b []byte, s string) []byte {
 
 // Sum returns the id for a role and its parts.
 func Sum(role string, parts ...string) ID {
-	d := digest(role, parts...)
+	return idOf(digest(role, parts...))
+}
+
+// idOf is the id of a digest: its first 16 bytes, kept off the two values
+// TigerBeetle reserves.
+func idOf(d [32]byte) ID {
 	var id ID
 	copy(id[:], d[:16])
 	switch id {
@@ -71,15 +83,14 @@ func Sum(role string, parts ...string) ID {
 // declaration order. The book's version is not part of it, so accounts
 // carry on from v1 to v2.
 func Account(book, tenant, kind string, args ...string) ID {
-	return Sum("account", append([]string{book, tenant, kind}, args...)...)
+	return idOf(digestOf("account", []string{book, tenant, kind}, args))
 }
 
 // Transfer identifies the transfer at position pos of the chain an
 // operation sends; position 0 is the hold itself, which is also the id of
 // the hold in PostgreSQL.
 func Transfer(book, tenant, kind, op string, key []string, pos int) ID {
-	parts := append([]string{book, tenant, kind, op}, key...)
-	return Sum("transfer", append(parts, strconv.Itoa(pos))...)
+	return idOf(digestOf("transfer", []string{book, tenant, kind, op}, key, []string{strconv.Itoa(pos)}))
 }
 
 // Floor and Room identify the helper accounts that carry a lower and an

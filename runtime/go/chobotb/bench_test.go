@@ -163,7 +163,9 @@ func (accepting) CreateTransfers(_ context.Context, ts []chobotb.Transfer) ([]ch
 	return created(len(ts)), nil
 }
 
-func (accepting) LookupAccounts(context.Context, []ids.ID) ([]chobotb.Account, error) { return nil, nil }
+func (accepting) LookupAccounts(context.Context, []ids.ID) ([]chobotb.Account, error) {
+	return nil, nil
+}
 
 func (accepting) LookupTransfers(context.Context, []ids.ID) ([]chobotb.Transfer, error) {
 	return nil, nil

@@ -430,7 +430,8 @@ func (b *Book) Status(ctx context.Context, kind int, key Values) (chobo.HoldStat
 // checkSize refuses, before anything is sent, a call whose tenant or
 // text values are longer than every backend stores (chobo.CheckSize).
 func (b *Book) checkSize(vals Values) error {
-	var texts []string
+	var buf [8]string // on the stack for a call of a few text values
+	texts := buf[:0]
 	for _, v := range vals {
 		if s, ok := v.(string); ok {
 			texts = append(texts, s)

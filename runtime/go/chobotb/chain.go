@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -289,7 +290,10 @@ type planner struct {
 	named  bool
 	p      *Plan
 	fixed  *fixedIDs
-	seen   map[ids.ID]bool // the accounts of the plan so far
+	seen   []ids.ID // the accounts of the plan so far: a handful, read in a line
+	// seenBuf holds seen while a call names no more accounts than it has
+	// room for, as nearly every call does
+	seenBuf [8]ids.ID
 	// pos is the layout position of the next event; net that of the next
 	// netting, counted on from the end of the layout.
 	pos, net int
@@ -339,7 +343,10 @@ func (b *planner) sides() [][2]side {
 // start works out what every event of the call carries.
 func (b *planner) start(kind int, op string) {
 	b.fixed = b.d.ids()
-	b.seen = map[ids.ID]bool{}
+	b.seen = b.seenBuf[:0]
+	// room for a move's two accounts and the helpers of their bounds, in
+	// one allocation where growing from nothing took several
+	b.p.Accounts = make([]Account, 0, 4)
 	b.net = b.fixed.layoutLens[kind]
 	b.op, b.code, b.keyVals = op, b.fixed.transferCodes[kind], b.t.keyValues(b.vals)
 	b.user = ids.Content(b.d.Book, b.tenant, b.t.Name, op, b.t.Definition, Content(b.vals))
@@ -348,12 +355,15 @@ func (b *planner) start(kind int, op string) {
 	}
 }
 
+// has reports whether the plan has the account id already.
+func (b *planner) has(id ids.ID) bool { return slices.Contains(b.seen, id) }
+
 // account adds an account to the plan the first time it is named.
 func (b *planner) account(a Account, name string) {
-	if b.seen[a.ID] {
+	if b.has(a.ID) {
 		return
 	}
-	b.seen[a.ID] = true
+	b.seen = append(b.seen, a.ID)
 	b.p.Accounts = append(b.p.Accounts, a)
 	if b.named {
 		b.p.Names = append(b.p.Names, name)
@@ -363,7 +373,7 @@ func (b *planner) account(a Account, name string) {
 // sink is the tenant's sink account of a unit, added to the plan.
 func (b *planner) sink(unit int) ids.ID {
 	id := b.tids.sink(unit)
-	if !b.seen[id] {
+	if !b.has(id) {
 		b.account(Account{ID: id, Ledger: b.fixed.ledgers[unit], Code: b.fixed.sinkCodes[unit]}, "sink("+b.d.Units[unit].Name+")")
 	}
 	return id
@@ -378,7 +388,7 @@ func (b *planner) opened(role string, owner side, id ids.ID, amount int64) (ids.
 	}
 	unit := owner.a.Unit
 	s := b.sink(unit)
-	if !b.seen[id] {
+	if !b.has(id) {
 		b.account(Account{ID: id, UserData128: owner.id, Ledger: b.fixed.ledgers[unit],
 			Code: b.fixed.accountCodes[owner.kind], Flags: AccountDebitsMustNotExceedCredits}, role+"("+owner.name+")")
 		b.p.Openings = append(b.p.Openings, Transfer{ID: ids.Opening(id), DebitAccountID: s, CreditAccountID: id,
@@ -402,7 +412,7 @@ func (b *planner) add(s slot, debit, credit ids.ID, amount uint64, flags uint16,
 func (b *planner) netting(role Role, n int, owner side, h ids.ID) {
 	short := ids.Shortfall(h)
 	unit := owner.a.Unit
-	if !b.seen[short] {
+	if !b.has(short) {
 		var name string
 		if b.named {
 			name = "shortfall(" + strings.TrimSuffix(string(role), "_net") + "(" + owner.name + "))"
