@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 )
@@ -26,8 +27,14 @@ import (
 // inventory case: a move into an account with a lower bound, which never
 // refuses, as tbbench's chobo modes and pgbench's grant.
 //
+// On TigerBeetle (TestClientLayer/tigerbeetle, on a real replica), the
+// same calls through each language's TigerBeetle client, beside
+// requests of one transfer each sent through the official client itself:
+// the least a program that calls TigerBeetle directly could send for a
+// call of one event.
+//
 // It runs a few calls of each, to hold that every driver still times
-// both ways; CHOBO_BENCH_TIMES=2000 (go run ./tests/perf sets it) makes
+// every way; CHOBO_BENCH_TIMES=2000 (go run ./tests/perf sets it) makes
 // it the benchmark, and it then prints, per client, the medians over
 // five rounds, the order of the three turned each round. It asserts no
 // figure: a shared machine moves them.
@@ -107,6 +114,55 @@ func TestClientLayer(t *testing.T) {
 			}
 		})
 	}
+	t.Run("tigerbeetle", func(t *testing.T) {
+		replica, _ := startProxy(t, realTigerBeetle(t))
+		for _, tg := range targetsOn("tigerbeetle") {
+			t.Run(tg, func(t *testing.T) {
+				_, kit := languageOf(t, tg)
+				driversOf(t, tg)
+				cases := clientCases(t, tg)
+				i := slices.IndexFunc(cases, func(l loaded) bool { return l.name == "inventory" })
+				if i < 0 {
+					t.Fatal("no inventory case")
+				}
+				l := cases[i]
+				p := startClient(t, tg, l, protocol.Request{TigerBeetle: replica}, &conformance.TigerBeetle{Book: l.Copy, Replica: true}, "")
+				ctx := context.Background()
+				for _, flavor := range driverkit.FlavorsOf(kit) {
+					// way 0 is the client, 1 a raw transfer through the official client
+					bench := func(way int, round string, n int) time.Duration {
+						req := protocol.Request{Tenant: "bench-" + tg + "-" + flavor, Transfer: "receive", Operation: "do", Flavor: flavor,
+							Args:     map[string]string{"delivery": fmt.Sprintf("%s-%s-%d", flavor, round, way), "sku": "A-1", "qty": "1"},
+							KeyParam: "delivery", Times: n, Raw: way == 1}
+						d, err := p.Bench(ctx, req)
+						if err != nil {
+							t.Fatalf("%s %s: %v", flavor, []string{"client", "raw transfers"}[way], err)
+						}
+						return d
+					}
+					bench(0, "warm", min(times, 100))
+					bench(1, "warm", min(times, 100))
+					per := make([][]float64, 2)
+					var layer []float64
+					for rep := range reps {
+						var took [2]time.Duration
+						for j := range 2 {
+							way := (j + rep) % 2
+							took[way] = bench(way, strconv.Itoa(rep), times)
+							per[way] = append(per[way], float64(took[way].Microseconds())/float64(times))
+						}
+						layer = append(layer, float64(took[0])/float64(took[1]))
+					}
+					name := tg
+					if flavor != "" {
+						name += " (" + flavor + ")"
+					}
+					fmt.Printf("client layer: %-30s µs/call: client %6.1f, raw transfer %6.1f; client/raw %.3f (%d calls, %d rounds)\n",
+						name, median(per[0]), median(per[1]), median(layer), times, reps)
+				}
+			})
+		}
+	})
 }
 
 // median is the middle of xs, or the mean of the two middle ones.

@@ -104,6 +104,7 @@ type Request struct {
 	SQL      string   `json:"sql,omitempty"`
 	Params   []string `json:"params,omitempty"`
 	Prepared bool     `json:"prepared,omitempty"`
+	Raw      bool     `json:"raw,omitempty"`
 	// Flavor picks one of a driver's books where it has more than one,
 	// as its kit lists them (driverkit.Flavored).
 	Flavor string `json:"flavor,omitempty"`

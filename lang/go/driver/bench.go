@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -11,7 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
 // bench times req.Times calls (protocol.Bench): through the client, or
@@ -34,6 +37,9 @@ func (s *server) bench(ctx context.Context, req protocol.Request) (protocol.Resp
 		}
 		a[req.KeyParam] += "-" + strconv.Itoa(i)
 		return a
+	}
+	if req.Raw {
+		return s.benchRaw(ctx, req.Times)
 	}
 	if _, ok := req.Args[req.KeyParam]; !ok {
 		return protocol.Response{}, fmt.Errorf("bench: no value of the key parameter %q", req.KeyParam)
@@ -101,6 +107,45 @@ func (s *server) bench(ctx context.Context, req protocol.Request) (protocol.Resp
 		}
 		if o := out[0].FieldByName("Outcome").String(); o != "done" {
 			return protocol.Response{}, fmt.Errorf("bench: the client answered %s %s", o, out[0].FieldByName("Reason").String())
+		}
+	}
+	return protocol.Response{Nanos: time.Since(start).Nanoseconds()}, nil
+}
+
+// benchRaw sends n requests of one transfer each through the TigerBeetle
+// client itself, between two accounts it makes first.
+func (s *server) benchRaw(ctx context.Context, n int) (protocol.Response, error) {
+	c, ok := s.first.Interface().(chobotb.Client)
+	if !ok {
+		return protocol.Response{}, fmt.Errorf("bench: raw transfers need a TigerBeetle client")
+	}
+	random := func() ids.ID {
+		var id ids.ID
+		rand.Read(id[:])
+		return id
+	}
+	from, to := random(), random()
+	st, err := c.CreateAccounts(ctx, []chobotb.Account{{ID: from, Ledger: 1, Code: 1}, {ID: to, Ledger: 1, Code: 1}})
+	if err != nil {
+		return protocol.Response{}, err
+	}
+	for _, x := range st {
+		if x != chobotb.Created {
+			return protocol.Response{}, fmt.Errorf("bench: an account: %s", x)
+		}
+	}
+	ts := make([]chobotb.Transfer, n)
+	for i := range ts {
+		ts[i] = chobotb.Transfer{ID: random(), DebitAccountID: from, CreditAccountID: to, Amount: chobotb.U64(1), Ledger: 1, Code: 1}
+	}
+	start := time.Now()
+	for i := range ts {
+		st, err := c.CreateTransfers(ctx, ts[i:i+1])
+		if err != nil {
+			return protocol.Response{}, err
+		}
+		if len(st) != 1 || st[0] != chobotb.Created {
+			return protocol.Response{}, fmt.Errorf("bench: a transfer: %v", st)
 		}
 	}
 	return protocol.Response{Nanos: time.Since(start).Nanoseconds()}, nil

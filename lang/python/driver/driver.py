@@ -284,6 +284,7 @@ class Driver:
         self.tb_async: Any = None
         self.pools: dict[bool, _Pool] = {}
         self.hold_seconds = 0
+        self.tb_address = ""
 
     # open
 
@@ -305,6 +306,7 @@ class Driver:
             import tigerbeetle as tb
 
             addr = str(req["tigerbeetle"])
+            self.tb_address = addr
             if self.mode != "async":
                 self.tb_sync = tb.ClientSync(cluster_id=0, replica_addresses=addr)
             if self.mode != "sync":
@@ -446,16 +448,18 @@ class Driver:
         one connection. Every call's values are made before the clock
         starts; a sync bench runs whole on a worker thread."""
         times, key, given = req.get("times", 0), req.get("key_param", ""), req.get("args") or {}
-        if not isinstance(times, int) or times < 1 or key not in given:
+        if not isinstance(times, int) or times < 1 or (key not in given and not req.get("raw")):
             raise ValueError(f"bench: times {times!r}, key parameter {key!r}")
+        if req.get("raw"):
+            return await self._bench_raw(times, is_async)
         tenant = req.get("tenant", "")
         # the statement numbers its values as PostgreSQL does; psycopg takes
         # %s for each, in order (chobo's statements have no % of their own)
         sql = re.sub(r"\$[0-9]+", "%s", req.get("sql", "").replace("%", "%%"))
+        calls = [{**given, key: f"{given[key]}-{i}"} for i in range(times)]
         pool = self.pools.get(is_async)
         if pool is None:
-            raise ValueError("bench: a PostgreSQL client only")
-        calls = [{**given, key: f"{given[key]}-{i}"} for i in range(times)]
+            return await self._bench_tb(req, calls, is_async)
         conn = await pool.take()
         try:
             if sql:
@@ -490,27 +494,87 @@ class Driver:
                 return {"nanos": await raw_async() if is_async else await asyncio.to_thread(raw_sync)}
             resolved = [self._resolve({**req, "args": a}) for a in calls]
             book = self._book(is_async, tenant, conn)
-            methods = [(getattr(getattr(book, member), op), kw) for member, op, kw in resolved]
-
-            def client_sync() -> int:
-                start = time.perf_counter_ns()
-                for m, kw in methods:
-                    res = m(**kw)
-                    if res.result != "done":
-                        raise ValueError(f"bench: the client answered {res.result} {res.reason}")
-                return time.perf_counter_ns() - start
-
-            async def client_async() -> int:
-                start = time.perf_counter_ns()
-                for m, kw in methods:
-                    res = await m(**kw)
-                    if res.result != "done":
-                        raise ValueError(f"bench: the client answered {res.result} {res.reason}")
-                return time.perf_counter_ns() - start
-
-            return {"nanos": await client_async() if is_async else await asyncio.to_thread(client_sync)}
+            return await self._time_calls([(getattr(getattr(book, member), op), kw) for member, op, kw in resolved], is_async)
         finally:
             pool.give(conn)
+
+    def _tb_client(self, is_async: bool) -> Any:
+        """The driver's TigerBeetle client of the sync or async kind, made
+        now for a bench that asks for the kind its mode did not make."""
+        import tigerbeetle as tb
+
+        if not self.tb_address:
+            raise ValueError("bench: no TigerBeetle to reach")
+        if is_async and self.tb_async is None:
+            self.tb_async = tb.ClientAsync(cluster_id=0, replica_addresses=self.tb_address)
+        if not is_async and self.tb_sync is None:
+            self.tb_sync = tb.ClientSync(cluster_id=0, replica_addresses=self.tb_address)
+        return self.tb_async if is_async else self.tb_sync
+
+    async def _bench_tb(self, req: dict[str, Any], calls: list[dict[str, str]], is_async: bool) -> dict[str, Any]:
+        """The bench of a TigerBeetle client: the calls through its book."""
+        self._tb_client(is_async)
+        resolved = [self._resolve({**req, "args": a}) for a in calls]
+        book = self._book(is_async, req.get("tenant", ""), None)
+        return await self._time_calls([(getattr(getattr(book, member), op), kw) for member, op, kw in resolved], is_async)
+
+    @staticmethod
+    async def _time_calls(methods: list[tuple[Any, dict[str, Any]]], is_async: bool) -> dict[str, Any]:
+        """Times the calls, one after another: on this loop, or whole on a
+        worker thread for a sync book. Each must be done."""
+
+        def client_sync() -> int:
+            start = time.perf_counter_ns()
+            for m, kw in methods:
+                res = m(**kw)
+                if res.result != "done":
+                    raise ValueError(f"bench: the client answered {res.result} {res.reason}")
+            return time.perf_counter_ns() - start
+
+        async def client_async() -> int:
+            start = time.perf_counter_ns()
+            for m, kw in methods:
+                res = await m(**kw)
+                if res.result != "done":
+                    raise ValueError(f"bench: the client answered {res.result} {res.reason}")
+            return time.perf_counter_ns() - start
+
+        return {"nanos": await client_async() if is_async else await asyncio.to_thread(client_sync)}
+
+    async def _bench_raw(self, times: int, is_async: bool) -> dict[str, Any]:
+        """Sends times requests of one transfer each through the tigerbeetle
+        package itself, between two accounts it makes first."""
+        import tigerbeetle as tb
+
+        client = self._tb_client(is_async)
+        a, b = tb.id(), tb.id()
+        accounts = [tb.Account(id=i, ledger=1, code=1) for i in (a, b)]
+        transfers = [tb.Transfer(id=tb.id(), debit_account_id=a, credit_account_id=b, amount=1, ledger=1, code=1) for _ in range(times)]
+        created = tb.CreateTransferStatus.CREATED
+
+        def made(results: Any) -> None:
+            if any(r.status != tb.CreateAccountStatus.CREATED for r in results):
+                raise ValueError(f"bench: the accounts: {results!r}")
+
+        def check(results: Any) -> None:
+            if len(results) != 1 or results[0].status != created:
+                raise ValueError(f"bench: a transfer: {results!r}")
+
+        if is_async:
+            made(await client.create_accounts(accounts))
+            start = time.perf_counter_ns()
+            for t in transfers:
+                check(await client.create_transfers([t]))
+            return {"nanos": time.perf_counter_ns() - start}
+
+        def run() -> int:
+            made(client.create_accounts(accounts))
+            start = time.perf_counter_ns()
+            for t in transfers:
+                check(client.create_transfers([t]))
+            return time.perf_counter_ns() - start
+
+        return {"nanos": await asyncio.to_thread(run)}
 
     async def _call(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
         member, op, kw = self._resolve(req)

@@ -25,7 +25,7 @@ import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import pg from "pg";
-import { createClient } from "tigerbeetle-node";
+import { type Account as TigerBeetleAccountRecord, createClient, CreateAccountStatus, CreateTransferStatus, id as tbID } from "tigerbeetle-node";
 
 /** The TypeScript entry of `chobo api`'s targets, as far as the driver reads it. */
 interface Names {
@@ -90,6 +90,7 @@ interface Request {
   sql?: string;
   params?: string[];
   prepared?: boolean;
+  raw?: boolean;
 }
 
 /** One call: of a call request, or of a bulk's calls. */
@@ -361,6 +362,9 @@ class Driver {
     const times = req.times ?? 0;
     const key = req.key_param ?? "";
     const given = req.args ?? {};
+    if (req.raw === true) {
+      return await this.#benchRaw(times);
+    }
     if (!Number.isSafeInteger(times) || times < 1 || !(key in given)) {
       throw new Error(`bench: times ${JSON.stringify(req.times)}, key parameter ${JSON.stringify(key)}`);
     }
@@ -399,6 +403,35 @@ class Driver {
       const r = (await method(v)) as { result: string; reason?: string };
       if (r.result !== "done") {
         throw new Error(`bench: the client answered ${r.result} ${r.reason ?? ""}`);
+      }
+    }
+    return { nanos: Number(process.hrtime.bigint() - start) };
+  }
+
+  /** benchRaw sends times requests of one transfer each through tigerbeetle-node itself, between two accounts it makes first. */
+  async #benchRaw(times: number): Promise<Record<string, unknown>> {
+    const tb = this.#tb;
+    if (tb === undefined || !Number.isSafeInteger(times) || times < 1) {
+      throw new Error("bench: raw transfers need a TigerBeetle client and a count");
+    }
+    const account = (): TigerBeetleAccountRecord => ({
+      id: tbID(), debits_pending: 0n, debits_posted: 0n, credits_pending: 0n, credits_posted: 0n, user_data_128: 0n,
+      user_data_64: 0n, user_data_32: 0, reserved: 0, ledger: 1, code: 1, flags: 0, timestamp: 0n,
+    });
+    const [from, to] = [account(), account()];
+    const made = await tb.createAccounts([from, to]);
+    if (made.some((r) => r.status !== CreateAccountStatus.created)) {
+      throw new Error(`bench: the accounts: ${JSON.stringify(made)}`);
+    }
+    const transfers = Array.from({ length: times }, () => ({
+      id: tbID(), debit_account_id: from.id, credit_account_id: to.id, amount: 1n, pending_id: 0n, user_data_128: 0n,
+      user_data_64: 0n, user_data_32: 0, timeout: 0, ledger: 1, code: 1, flags: 0, timestamp: 0n,
+    }));
+    const start = process.hrtime.bigint();
+    for (const t of transfers) {
+      const r = await tb.createTransfers([t]);
+      if (r.length !== 1 || r[0]!.status !== CreateTransferStatus.created) {
+        throw new Error(`bench: a transfer: ${JSON.stringify(r)}`);
       }
     }
     return { nanos: Number(process.hrtime.bigint() - start) };
