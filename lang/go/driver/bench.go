@@ -13,7 +13,6 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/ids"
-	"github.com/chobo-lang/chobo/runtime/go/chobopg"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
@@ -72,7 +71,7 @@ func (s *server) bench(ctx context.Context, req protocol.Request) (protocol.Resp
 					vals = append(vals, v)
 				}
 			}
-			calls[i] = append(vals, chobopg.NewCallID())
+			calls[i] = append(vals, newCallID())
 			if !req.Prepared {
 				// as the client sends it (chobopg): unnamed
 				calls[i] = append([]any{pgx.QueryExecModeExec}, calls[i]...)
@@ -149,4 +148,14 @@ func (s *server) benchRaw(ctx context.Context, n int) (protocol.Response, error)
 		}
 	}
 	return protocol.Response{Nanos: time.Since(start).Nanoseconds()}, nil
+}
+
+// newCallID is a random UUID (version 4) in text, as a client makes one
+// for every call.
+func newCallID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
