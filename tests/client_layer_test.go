@@ -15,17 +15,18 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 )
 
-// TestClientLayer prices what each language's generated PostgreSQL client
-// adds to a call: the same calls, one after another on one connection,
+// TestClientLayer prices what each language's generated clients add to a
+// call. On PostgreSQL: the same calls, one after another on one connection,
 // through the client, then as the client's own statement sent through
 // the language's database library (pgx, pg, psycopg) the way the client
 // sends it (unnamed, parsed at every call, so that a pooler in
 // transaction mode can stand between), then prepared once, as each
 // library does by default or when asked (the price of the pooler's
 // safety). Each run is timed by the driver itself (protocol.Bench), so
-// that neither the protocol nor the making of the values is counted. The call is receive of the
-// inventory case: a move into an account with a lower bound, which never
-// refuses, as tbbench's chobo modes and pgbench's grant.
+// that neither the protocol nor the making of the values is counted.
+// The call is receive of the inventory case: a move into an account with
+// a lower bound, which never refuses, as tbbench's chobo modes and
+// pgbench's grant.
 //
 // On TigerBeetle (TestClientLayer/tigerbeetle, on a real replica), the
 // same calls through each language's TigerBeetle client, beside

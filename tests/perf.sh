@@ -11,9 +11,10 @@
 #      bulk >= 0.9 of raw 253-event requests, 64 callers >= 0.95 of raw);
 #      a SKIP line where no TigerBeetle server is at hand;
 #   3. every client language's PostgreSQL client beside its own statement
-#      sent through the language's database library (TestClientLayer;
-#      goal: client/statement <= 1.05, <= 1.1 for an interpreted
-#      language);
+#      sent through the language's database library, and its TigerBeetle
+#      client beside raw transfers of the official client where a server
+#      is at hand (TestClientLayer; goal: <= 1.05, <= 1.1 for an
+#      interpreted language);
 #   4. the Go runtime's own work per call of a bulk call, no server
 #      (BenchmarkBulkClientWork).
 #
@@ -43,7 +44,7 @@ echo
 echo "== 2. TigerBeetle: the Go runtime beside raw requests of the official client"
 go run ./tests/tbbench "${tb_flags[@]}"
 echo
-echo "== 3. Each language's PostgreSQL client beside its own statement"
+echo "== 3. Each language's clients beside its own database library"
 CHOBO_BENCH_TIMES=$times go test ./tests -run '^TestClientLayer$' -count=1 -v |
   grep -E '^(client layer|SKIP|--- FAIL|FAIL)' || true
 echo

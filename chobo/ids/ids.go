@@ -55,6 +55,7 @@ func digestOf(role string, groups ...[]string) [32]byte {
 	return sha256.Sum256(b)
 }
 
+// enc appends s with its length before it.
 func enc(b []byte, s string) []byte {
 	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
 	return append(b, s...)

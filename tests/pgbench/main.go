@@ -481,24 +481,23 @@ func statements(m *model.Model, redeemedID string) map[string]map[string][]stmt 
 	chobo := func(sql string, args func(w *worker, key string) [][]byte) []stmt {
 		return []stmt{{sql: sql, params: args, chobo: true}}
 	}
+	// chobo's functions and the hand-written ones take the same values
+	pay := func(w *worker, key string) [][]byte {
+		return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1"), nil}
+	}
+	redeem := func(w *worker, key string) [][]byte {
+		return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte("1"), nil}
+	}
 	return map[string]map[string][]stmt{
 		"move": {
-			"chobo": chobo(m.Transfer("pay").Operation("do").Statement, func(w *worker, key string) [][]byte {
-				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1"), nil}
-			}),
-			"tuned": chobo(tunedCall("tuned_pay", 5), func(w *worker, key string) [][]byte {
-				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1"), nil}
-			}),
+			"chobo": chobo(m.Transfer("pay").Operation("do").Statement, pay),
+			"tuned": chobo(tunedCall("tuned_pay", 5), pay),
 			"bare":  {{sql: moveSQL(false), params: bare(two)}},
 			"floor": {{sql: moveSQL(true), params: two}},
 		},
 		"outside": {
-			"chobo": chobo(m.Transfer("redeem").Operation("do").Statement, func(w *worker, key string) [][]byte {
-				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte("1"), nil}
-			}),
-			"tuned": chobo(tunedCall("tuned_redeem", 4), func(w *worker, key string) [][]byte {
-				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte("1"), nil}
-			}),
+			"chobo": chobo(m.Transfer("redeem").Operation("do").Statement, redeem),
+			"tuned": chobo(tunedCall("tuned_redeem", 4), redeem),
 			"bare":  {{sql: bareSQL(outsideSQL(false)), params: bare(out)}},
 			"floor": {{sql: outsideSQL(true), params: out}},
 		},

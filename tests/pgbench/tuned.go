@@ -152,61 +152,36 @@ func verify(ctx context.Context, c *pgx.Conn, m *model.Model, calls int) error {
 		}
 	}
 	// what each side wrote, named by values rather than by ids (which
-	// the tenant is part of)
+	// the tenant is part of): the accounts (an outside one's shards
+	// summed), the entries in each account's order, the keys
 	read := func(tenant string) (string, error) {
 		var b strings.Builder
-		rows, err := c.Query(ctx, `select a.kind, a.args::text, a.posted, a.held_in, a.held_out, a.entry_seq,
-       coalesce((select sum(s.posted) from "bench".account_shards s where s.tenant = a.tenant and s.id = a.id), 0)
-  from "bench".accounts a where a.tenant = $1 order by a.kind, a.args`, tenant)
-		if err != nil {
-			return "", err
-		}
-		for rows.Next() {
-			var kind, args string
-			var posted, in, out, seq, shards int64
-			if err := rows.Scan(&kind, &args, &posted, &in, &out, &seq, &shards); err != nil {
-				return "", err
-			}
-			fmt.Fprintf(&b, "%s%s %d %d %d %d\n", kind, args, posted+shards, in, out, seq)
-		}
-		if err := rows.Err(); err != nil {
-			return "", err
-		}
-		rows, err = c.Query(ctx, `select a.kind, a.args::text, e.kind, e.op, e.key::text, e.n, e.posted, e.after_posted
+		for _, q := range []string{
+			`select a.kind, a.args::text, a.posted + coalesce((select sum(s.posted) from "bench".account_shards s
+       where s.tenant = a.tenant and s.id = a.id), 0)::bigint, a.held_in, a.held_out, a.entry_seq
+  from "bench".accounts a where a.tenant = $1 order by a.kind, a.args`,
+			`select a.kind, a.args::text, e.kind, e.op, e.key::text, e.n, e.posted, e.after_posted
   from "bench".account_entries e join "bench".accounts a on a.tenant = e.tenant and a.id = e.account
- where e.tenant = $1 order by a.kind, a.args, e.seq`, tenant)
-		if err != nil {
-			return "", err
-		}
-		for rows.Next() {
-			var kind, args, tk, op, key string
-			var n int32
-			var posted int64
-			var after *int64
-			if err := rows.Scan(&kind, &args, &tk, &op, &key, &n, &posted, &after); err != nil {
+ where e.tenant = $1 order by a.kind, a.args, e.seq`,
+			`select kind, op, key::text, result, reason from "bench".keys where tenant = $1 order by kind, op, key`,
+		} {
+			rows, err := c.Query(ctx, q, tenant)
+			if err != nil {
 				return "", err
 			}
-			balance := "-"
-			if after != nil {
-				balance = fmt.Sprint(*after)
+			for rows.Next() {
+				vals, err := rows.Values()
+				if err != nil {
+					rows.Close()
+					return "", err
+				}
+				fmt.Fprintln(&b, vals...)
 			}
-			fmt.Fprintf(&b, "%s%s %s %s %s %d %d %s\n", kind, args, tk, op, key, n, posted, balance)
-		}
-		if err := rows.Err(); err != nil {
-			return "", err
-		}
-		rows, err = c.Query(ctx, `select kind, op, key::text, result, coalesce(reason, '') from "bench".keys where tenant = $1 order by kind, op, key`, tenant)
-		if err != nil {
-			return "", err
-		}
-		for rows.Next() {
-			var kind, op, key, result, reason string
-			if err := rows.Scan(&kind, &op, &key, &result, &reason); err != nil {
+			if err := rows.Err(); err != nil {
 				return "", err
 			}
-			fmt.Fprintf(&b, "%s %s %s %s %s\n", kind, op, key, result, reason)
 		}
-		return b.String(), rows.Err()
+		return b.String(), nil
 	}
 	a, err := read(chobo)
 	if err != nil {

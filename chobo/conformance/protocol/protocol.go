@@ -38,8 +38,12 @@ const (
 	// values before it starts the clock, and answers Nanos, the time the
 	// calls took. With SQL, a PostgreSQL driver sends that statement (the
 	// client's own) through its database library instead of calling the
-	// client: the tenant, the values of Params in that order (amounts as
-	// integers) and a null call id. The figures are a benchmark's, read
+	// client, as the client sends it (unnamed, parsed at every call): the
+	// tenant, the values of Params in that order (amounts as integers)
+	// and a new call id; with Prepared too, prepared once on its
+	// connection. With Raw, a TigerBeetle driver sends Times requests of
+	// one transfer each through the official client itself, between two
+	// accounts it makes first. The figures are a benchmark's, read
 	// against each other (docs/performance.md); the conformance runner
 	// never sends this.
 	Bench = "bench"

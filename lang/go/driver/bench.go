@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"maps"
 	"reflect"
 	"strconv"
 	"time"
@@ -16,13 +17,17 @@ import (
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
-// bench times req.Times calls (protocol.Bench): through the client, or
-// with req.SQL through pgx alone. Every call's arguments are made before
+// bench times req.Times calls (protocol.Bench): through the client, with
+// req.SQL through pgx alone, or with req.Raw as transfers of the
+// TigerBeetle client itself (benchRaw). Every call's arguments are made before
 // the clock starts, so the figure holds the client's work and the
 // round trips, not the driver's.
 func (s *server) bench(ctx context.Context, req protocol.Request) (protocol.Response, error) {
 	if req.Times < 1 {
 		return protocol.Response{}, fmt.Errorf("bench: times %d", req.Times)
+	}
+	if req.Raw {
+		return s.benchRaw(ctx, req.Times)
 	}
 	book := s.client(req.Tenant)
 	t, method, err := s.method(book, req.Transfer, req.Operation, "")
@@ -30,15 +35,9 @@ func (s *server) bench(ctx context.Context, req protocol.Request) (protocol.Resp
 		return protocol.Response{}, err
 	}
 	argsOf := func(i int) map[string]string {
-		a := make(map[string]string, len(req.Args))
-		for k, v := range req.Args {
-			a[k] = v
-		}
+		a := maps.Clone(req.Args)
 		a[req.KeyParam] += "-" + strconv.Itoa(i)
 		return a
-	}
-	if req.Raw {
-		return s.benchRaw(ctx, req.Times)
 	}
 	if _, ok := req.Args[req.KeyParam]; !ok {
 		return protocol.Response{}, fmt.Errorf("bench: no value of the key parameter %q", req.KeyParam)
@@ -62,7 +61,7 @@ func (s *server) bench(ctx context.Context, req protocol.Request) (protocol.Resp
 					return protocol.Response{}, fmt.Errorf("bench: no value of %q", p)
 				}
 				if types[p] == "int64" {
-					n, err := strconv.ParseInt(v, 10, 64)
+					n, err := protocol.ParseAmount(v)
 					if err != nil {
 						return protocol.Response{}, fmt.Errorf("bench: %s: %v", p, err)
 					}

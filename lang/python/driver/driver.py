@@ -448,10 +448,12 @@ class Driver:
         one connection. Every call's values are made before the clock
         starts; a sync bench runs whole on a worker thread."""
         times, key, given = req.get("times", 0), req.get("key_param", ""), req.get("args") or {}
-        if not isinstance(times, int) or times < 1 or (key not in given and not req.get("raw")):
-            raise ValueError(f"bench: times {times!r}, key parameter {key!r}")
+        if not isinstance(times, int) or times < 1:
+            raise ValueError(f"bench: times {times!r}")
         if req.get("raw"):
             return await self._bench_raw(times, is_async)
+        if key not in given:
+            raise ValueError(f"bench: no value of the key parameter {key!r}")
         tenant = req.get("tenant", "")
         # the statement numbers its values as PostgreSQL does; psycopg takes
         # %s for each, in order (chobo's statements have no % of their own)
@@ -463,8 +465,9 @@ class Driver:
         conn = await pool.take()
         try:
             if sql:
-                member, op, _ = self._resolve({**req, "args": given})
-                t = next(x for x in self.names["transfers"] if x["member"] == member)
+                t = next((x for x in self.names["transfers"] if x["transfer"] == req.get("transfer")), None)
+                if t is None:
+                    raise ValueError(f"the book has no transfer {json.dumps(req.get('transfer'))}")
                 kinds = {f["param"]: f["type"] for f in t["args"]}
                 rows = [[tenant, *[int(a[p]) if kinds.get(p) == "int" else a[p] for p in req.get("params", [])], str(uuid.uuid4())]
                         for a in calls]
