@@ -593,6 +593,40 @@ class TigerBeetleBookTest(_Cases.TigerBeetleCases):
         TigerBeetleBook(Here(self.s), STOCK).balance(SHELF, ["A"])
         self.assertIsNot(seen[1], threading.current_thread())
 
+    def test_worker_threads_are_kept_but_not_one_given_up_on(self) -> None:
+        seen: list[threading.Thread] = []
+        gate: list[threading.Event] = []
+
+        class Here(FakeSync):
+            def lookup_accounts(self, accounts: list[int]) -> list[tbc.Account]:
+                seen.append(threading.current_thread())
+                if gate:
+                    gate[0].wait()
+                self.s.answer("lookup_accounts", accounts)
+                return []
+
+        b = TigerBeetleBook(Here(self.s), STOCK, timeout_ms=50)
+        for _ in range(3):
+            self.assertEqual(b.balance(SHELF, ["A"]), Balance(0, 0, 0))
+        self.assertEqual(len(set(seen)), 1, "one worker answers calls made one after another")
+        self.assertIsNot(seen[0], threading.current_thread())
+        gate.append(threading.Event())
+        self.fails(lambda: b.balance(SHELF, ["A"]), "CHOBO_TIMEOUT")
+        stuck = seen[-1]
+        gate[0].set()
+        stuck.join(5)
+        self.assertFalse(stuck.is_alive(), "the worker given up on ends with its request")
+        gate.clear()
+        self.assertEqual(b.balance(SHELF, ["A"]), Balance(0, 0, 0))
+        self.assertIsNot(seen[-1], stuck)
+        # An error of the request reaches the caller, and the worker stays.
+        self.s.raises = ConnectionError("gone")
+        with self.assertRaises(ConnectionError):
+            b.balance(SHELF, ["A"])
+        self.s.raises = None
+        self.assertEqual(b.balance(SHELF, ["A"]), Balance(0, 0, 0))
+        self.assertIs(seen[-1], seen[-2])
+
     def test_bulk_of_legacy_calls(self) -> None:
         """In a bulk, a call an earlier chobo made with the kind's legacy hash
         is sent again alone, as it sent it; the others are answered as ever."""

@@ -11,7 +11,6 @@ import secrets
 import threading
 import tigerbeetle as tb
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from functools import cache
@@ -3538,28 +3537,81 @@ def _tb_check_client(client: object, want_async: bool) -> None:
 _TbR = TypeVar("_TbR")
 
 
+class _TbWorker:
+    """A daemon thread that runs requests of ClientSync for callers that
+    wait with a timeout. It is kept between requests, since starting a
+    thread costs more than a request's own work in the runtime; one whose
+    caller gave up on it ends once its request does."""
+
+    __slots__ = ("go", "done", "mu", "send", "result", "error", "finished", "abandoned")
+
+    def __init__(self) -> None:
+        self.go = threading.Lock()
+        self.go.acquire()
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.mu = threading.Lock()
+        self.send: Callable[[], Any] | None = None
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.finished = False
+        self.abandoned = False
+        # A daemon thread, so that a replica that never answers cannot keep
+        # the process from exiting.
+        threading.Thread(target=self._run, name="chobo tigerbeetle", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            self.go.acquire()
+            send = self.send
+            if send is None:
+                return  # no longer wanted
+            try:
+                self.result, self.error = send(), None
+            except BaseException as e:
+                self.result, self.error = None, e
+            with self.mu:
+                if self.abandoned:
+                    return
+                self.finished = True
+            self.done.release()
+
+
+_tb_idle: list[_TbWorker] = []
+_tb_idle_mu = threading.Lock()
+_TB_IDLE_MOST = 8
+"""How many workers wait for a request at most; more callers at once start
+more, and those beyond this end when their request does."""
+
+
 def _tb_blocking(send: Callable[[], _TbR], timeout_ms: int, what: str) -> _TbR:
-    """Runs a request of ClientSync on a thread of its own and waits for it
-    at most timeout_ms (0: for ever, on the caller's thread)."""
+    """Runs a request of ClientSync on a worker thread and waits for it at
+    most timeout_ms (0: for ever, on the caller's thread)."""
     if timeout_ms == 0:
         return send()
-    fut: Future[_TbR] = Future()
-
-    def work() -> None:
-        try:
-            fut.set_result(send())
-        except BaseException as e:
-            fut.set_exception(e)
-
-    # A daemon thread, so that a replica that never answers cannot keep the
-    # process from exiting.
-    threading.Thread(target=work, name="chobo " + what, daemon=True).start()
-    try:
-        return fut.result(timeout_ms / 1000)
-    except TimeoutError:
-        if fut.done():
-            raise  # the request itself failed with a TimeoutError
-        raise ChoboError("CHOBO_TIMEOUT", f"{what}: no answer within {timeout_ms} ms") from None
+    with _tb_idle_mu:
+        w = _tb_idle.pop() if _tb_idle else None
+    if w is None:
+        w = _TbWorker()
+    w.send, w.finished = send, False
+    w.go.release()
+    if not w.done.acquire(timeout=timeout_ms / 1000):
+        with w.mu:
+            if not w.finished:
+                w.abandoned = True
+                raise ChoboError("CHOBO_TIMEOUT", f"{what}: no answer within {timeout_ms} ms")
+        w.done.acquire()  # it finished as the wait ended; done follows at once
+    result, error = w.result, w.error
+    w.send = w.result = w.error = None
+    with _tb_idle_mu:
+        keep = len(_tb_idle) < _TB_IDLE_MOST
+        if keep:
+            _tb_idle.append(w)
+    if not keep:
+        w.go.release()  # send is None: it ends
+    if error is not None:
+        raise error
+    return cast(_TbR, result)
 
 
 _tb_left: set[asyncio.Task[Any]] = set()
