@@ -626,6 +626,8 @@ class TigerBeetleBookTest(_Cases.TigerBeetleCases):
         self.s.raises = None
         self.assertEqual(b.balance(SHELF, ["A"]), Balance(0, 0, 0))
         self.assertIs(seen[-1], seen[-2])
+        # a timeout longer than a lock can wait is taken as for ever
+        self.assertEqual(TigerBeetleBook(Here(self.s), STOCK, timeout_ms=10**18).balance(SHELF, ["A"]), Balance(0, 0, 0))
 
     def test_bulk_of_legacy_calls(self) -> None:
         """In a bulk, a call an earlier chobo made with the kind's legacy hash

@@ -1160,9 +1160,15 @@ interface BulkRun<R extends string> {
 export interface TigerBeetleOptions {
   /** The tenant whose balances the book keeps; "" by default. */
   tenant?: string;
-  /** How long one request may take, in milliseconds (30 000 by default). */
+  /**
+   * How long one request may take, in whole milliseconds up to
+   * MAX_TIMEOUT_MS (30 000 by default); 0 waits for ever.
+   */
   timeoutMs?: number;
 }
+
+/** The longest timeoutMs: the longest delay a Node timer keeps. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * TigerBeetleBook sends the calls of one book, for one tenant. It
@@ -1185,7 +1191,12 @@ export class TigerBeetleBook {
     this.#client = client;
     this.def = def;
     this.tenant = options.tenant ?? "";
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const ms = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_TIMEOUT_MS) {
+      // A longer delay, or one not a number, would fire at once.
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `tigerbeetle: timeoutMs must be a whole number from 0 to ${MAX_TIMEOUT_MS}, got ${describe(ms)}`);
+    }
+    this.#timeoutMs = ms;
     this.#tids = tenantIdsOf(def, this.tenant);
   }
 

@@ -4,7 +4,7 @@ import { type Client, CreateAccountStatus, CreateTransferStatus } from "tigerbee
 import { ChoboError } from "../src/chobo.ts";
 import {
   type ChainEvent, type Def, type TigerBeetleAccount, type TigerBeetleClient, type TigerBeetleTransfer,
-  TigerBeetleBook, accountStatus, balanceOf, content, definitionTag, finish, finishOf, holdOf, jsonString, lookups, plan, read, readStatus,
+  MAX_TIMEOUT_MS, TigerBeetleBook, accountStatus, balanceOf, content, definitionTag, finish, finishOf, holdOf, jsonString, lookups, plan, read, readStatus,
   statusChain, tenantIdsOf, transferStatus, UNBOUNDED,
 } from "../src/tigerbeetle.ts";
 import { neverId } from "../src/ids.ts";
@@ -287,6 +287,23 @@ test("an opening of another amount does not stop the call; an account made befor
 test("a replica that never answers is a timeout", async () => {
   const client: TigerBeetleClient = { ...fake().client, createAccounts: () => new Promise(() => {}) };
   await assert.rejects(new TigerBeetleBook(client, def, { timeoutMs: 20 }).call(0, "hold", ["A", 1n]), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_TIMEOUT");
+});
+
+test("timeoutMs is a whole number of milliseconds a timer can keep; 0 waits for ever", async () => {
+  for (const ms of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, MAX_TIMEOUT_MS + 1, "20", 20n]) {
+    assert.throws(() => new TigerBeetleBook(fake().client, def, { timeoutMs: ms as number }),
+      (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BAD_ARGUMENT" && e.message.includes("timeoutMs"), String(ms));
+  }
+  let answer = () => {};
+  const f = fake();
+  const client: TigerBeetleClient = { ...f.client, createAccounts: (as) => new Promise((resolve) => { answer = () => resolve(f.client.createAccounts(as)); }) };
+  const call = new TigerBeetleBook(client, def, { timeoutMs: 0 }).call(0, "hold", ["A", 1n]);
+  let ended = false;
+  call.then(() => { ended = true; }, () => { ended = true; });
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(ended, false, "still waiting, with no timer to end it");
+  answer();
+  assert.deepEqual(await call, { result: "done" });
 });
 
 test("a hold carries its definition, and another definition neither posts nor voids it", async () => {

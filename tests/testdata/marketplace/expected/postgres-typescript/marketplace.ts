@@ -677,11 +677,14 @@ export function refused<R extends string>(reason: R): ResultOf<R> {
 }
 
 /**
- * withTimeout waits for p at most ms milliseconds. The official
- * TigerBeetle client waits for ever for a replica that does not answer;
- * a chobo client never does.
+ * withTimeout waits for p at most ms milliseconds, or for ever for 0. The
+ * official TigerBeetle client waits for ever for a replica that does not
+ * answer; a chobo client does so only when it is told to.
  */
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  if (ms === 0) {
+    return p;
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);

@@ -495,11 +495,14 @@ export function refused<R extends string>(reason: R): ResultOf<R> {
 }
 
 /**
- * withTimeout waits for p at most ms milliseconds. The official
- * TigerBeetle client waits for ever for a replica that does not answer;
- * a chobo client never does.
+ * withTimeout waits for p at most ms milliseconds, or for ever for 0. The
+ * official TigerBeetle client waits for ever for a replica that does not
+ * answer; a chobo client does so only when it is told to.
  */
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  if (ms === 0) {
+    return p;
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);
@@ -696,20 +699,27 @@ const ID_MAX = (1n << 128n) - 1n;
 
 /** digest hashes a role and its parts as the scheme says. */
 export function digest(role: string, parts: readonly string[]): Buffer {
-  const h = createHash("sha256");
-  for (const s of ["chobo/1", role, ...parts]) {
-    const bytes = Buffer.from(s, "utf8");
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(bytes.length);
-    h.update(len);
-    h.update(bytes);
+  // One buffer hashed at once: a hash update a part costs more than the
+  // hashing itself for ids this short.
+  const all = ["chobo/1", role, ...parts];
+  let size = 0;
+  for (const s of all) {
+    size += 4 + Buffer.byteLength(s, "utf8");
   }
-  return h.digest();
+  const buf = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const s of all) {
+    const n = buf.write(s, at + 4, "utf8");
+    buf.writeUInt32BE(n, at);
+    at += 4 + n;
+  }
+  return createHash("sha256").update(buf).digest();
 }
 
 /** sum is the id of a role and its parts. */
 export function sum(role: string, ...parts: string[]): bigint {
-  const id = BigInt("0x" + digest(role, parts).subarray(0, 16).toString("hex"));
+  const d = digest(role, parts);
+  const id = (d.readBigUInt64BE(0) << 64n) | d.readBigUInt64BE(8);
   if (id === 0n) {
     return 1n;
   }
@@ -1910,9 +1920,15 @@ interface BulkRun<R extends string> {
 export interface TigerBeetleOptions {
   /** The tenant whose balances the book keeps; "" by default. */
   tenant?: string;
-  /** How long one request may take, in milliseconds (30 000 by default). */
+  /**
+   * How long one request may take, in whole milliseconds up to
+   * MAX_TIMEOUT_MS (30 000 by default); 0 waits for ever.
+   */
   timeoutMs?: number;
 }
+
+/** The longest timeoutMs: the longest delay a Node timer keeps. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * TigerBeetleBook sends the calls of one book, for one tenant. It
@@ -1935,7 +1951,12 @@ export class TigerBeetleBook {
     this.#client = client;
     this.def = def;
     this.tenant = options.tenant ?? "";
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const ms = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_TIMEOUT_MS) {
+      // A longer delay, or one not a number, would fire at once.
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `tigerbeetle: timeoutMs must be a whole number from 0 to ${MAX_TIMEOUT_MS}, got ${describe(ms)}`);
+    }
+    this.#timeoutMs = ms;
     this.#tids = tenantIdsOf(def, this.tenant);
   }
 

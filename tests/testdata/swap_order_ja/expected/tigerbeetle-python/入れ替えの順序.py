@@ -3662,7 +3662,8 @@ def _tb_blocking(send: Callable[[], _TbR], timeout_ms: int, what: str) -> _TbR:
         w = _TbWorker()
     w.send, w.finished = send, False
     w.go.release()
-    if not w.done.acquire(timeout=timeout_ms / 1000):
+    # a longer wait than a lock takes is for ever, near enough
+    if not w.done.acquire(timeout=min(timeout_ms / 1000, threading.TIMEOUT_MAX)):
         with w.mu:
             if not w.finished:
                 w.abandoned = True
@@ -3722,12 +3723,13 @@ class TigerBeetleBook(_TbHistory):
     A request that gets no answer within timeout_ms raises ChoboError
     CHOBO_TIMEOUT, as in the other runtimes. ClientSync itself waits for
     ever for a replica that does not answer, so each request runs on a
-    daemon thread of its own while the caller waits at most timeout_ms; a
-    request given up on stays with the client and may still take effect.
-    That is safe: a call sent again has the same ids and answers
-    done_before, or the refusal it got. The thread costs about a tenth of a
-    millisecond a request, little beside a round trip to the replica;
-    timeout_ms=0 sends on the caller's thread and waits for ever.
+    worker thread while the caller waits at most timeout_ms; a request
+    given up on stays with the client and may still take effect. That is
+    safe: a call sent again has the same ids and answers done_before, or
+    the refusal it got. Workers are kept between requests; the handoff
+    costs two thread wake-ups a request, tens of microseconds beside a
+    round trip to the replica. timeout_ms=0 sends on the caller's thread
+    and waits for ever.
 
     on_request, when given, is called with each request before it is sent."""
 
