@@ -37,6 +37,7 @@ import importlib.util
 import json
 import os
 import re
+import secrets
 import sys
 import threading
 import time
@@ -550,9 +551,15 @@ class Driver:
         import tigerbeetle as tb
 
         client = self._tb_client(is_async)
-        a, b = tb.id(), tb.id()
+        # Random ids, as a client's hashed ids are: the replica files ids
+        # made in time order (tb.id()) faster, which would favour the raw
+        # requests over the client's.
+        def random_id() -> int:
+            return secrets.randbits(128) % (2**128 - 2) + 1
+
+        a, b = random_id(), random_id()
         accounts = [tb.Account(id=i, ledger=1, code=1) for i in (a, b)]
-        transfers = [tb.Transfer(id=tb.id(), debit_account_id=a, credit_account_id=b, amount=1, ledger=1, code=1) for _ in range(times)]
+        transfers = [tb.Transfer(id=random_id(), debit_account_id=a, credit_account_id=b, amount=1, ledger=1, code=1) for _ in range(times)]
         created = tb.CreateTransferStatus.CREATED
 
         def made(results: Any) -> None:
