@@ -96,12 +96,14 @@ go vet ./...
 # core, go test's default): they wait more than they compute, but more at
 # once made holds of a few seconds lapse on a busy machine.
 apart='^(TestTigerBeetleConformance|TestPostgresSendsWhatShowPrints|TestTargetsWholePrograms|TestTigerBeetleThreeReplicas|TestInstallOncePublished|TestInstallFromCheckoutWithGoInstall)$'
+# Six production replicas take about 14 GiB: that test runs alone, after.
+alone='^TestTigerBeetleProductionCluster$'
 apart_log=$(mktemp)
 go test -timeout 60m -run "$apart" ./tests >"$apart_log" 2>&1 &
 apart_pid=$!
 trap 'kill "$apart_pid" 2>/dev/null || true; rm -f "$apart_log"' EXIT
 rest=0
-go test -timeout 60m -skip "$apart" ./... || rest=$?
+go test -timeout 60m -skip "$apart|$alone" ./... || rest=$?
 apart_rc=0
 wait "$apart_pid" || apart_rc=$?
 echo "--- the tests package's longest tests (go test -run '$apart' ./tests):"
@@ -111,6 +113,19 @@ trap - EXIT
 if [ "$rest" != 0 ] || [ "$apart_rc" != 0 ]; then
   exit 1
 fi
+alone_log=$(mktemp)
+go test -timeout 20m -run "$alone" -v ./tests 2>&1 | grep -v '^warning(message_bus)' | tee "$alone_log"
+# With a binary the cluster must have run, not been skipped.
+if [ -n "${CHOBO_TIGERBEETLE:-}" ] && ! grep -q '^production cluster: ' "$alone_log"; then
+  echo "TestTigerBeetleProductionCluster did not run its cluster, with $CHOBO_TIGERBEETLE there" >&2
+  rm -f "$alone_log"
+  exit 1
+fi
+if ! grep -q '^ok' "$alone_log"; then
+  rm -f "$alone_log"
+  exit 1
+fi
+rm -f "$alone_log"
 done_at "go test"
 # The pages' screenshots that tests/browser_test.go took in this run.
 shots="${CHOBO_SCREENSHOTS:-tests/browser/screenshots}"

@@ -67,13 +67,20 @@ type Request struct {
 	Names json.RawMessage `json:"names,omitempty"`
 	DSN   string          `json:"dsn,omitempty"` // libpq connection string
 	// TigerBeetle is where a TigerBeetle client's driver finds TigerBeetle:
-	// a replica's address (host:port), or another address its Dial knows.
+	// a replica's address (host:port), a cluster's (its replicas'
+	// addresses joined by commas), or another address its Dial knows.
 	TigerBeetle string `json:"tigerbeetle,omitempty"`
 	// HoldSeconds, when above 0, is the timeout a TigerBeetle driver sends
 	// with every hold that expires, in place of the book's: TigerBeetle
 	// counts a hold's life from the timeout it is sent, and the runner
 	// cannot shorten what a driver sends to a replica it dials itself.
 	HoldSeconds int `json:"hold_seconds,omitempty"`
+	// TimeoutMS, when above 0, is how long a TigerBeetle driver's client
+	// waits for an answer, in place of its default of 30 s: the client's
+	// own option (timeoutMs, timeout_ms), or in Go the deadline of each
+	// call's context. A test that stops replicas sets it, so that calls
+	// meet the timeout and are sent again.
+	TimeoutMS int `json:"timeout_ms,omitempty"`
 
 	// call and balance
 	Tenant    string `json:"tenant,omitempty"`

@@ -30,6 +30,19 @@
 // queued requests): a ninth client is accepted by the kernel and then
 // never served, and its requests time out. The conformance tests connect
 // one client per book; see ClientsMax.
+//
+// LaunchProduction starts replicas as a deployment runs them instead:
+// formatted and started without --development (Direct I/O, requests of
+// up to 8,189 events, the default queue of requests) and with a smaller
+// grid cache than the default 1 GiB:
+//
+//	tigerbeetle format --cluster=0 --replica=i --replica-count=n DIR/0_i.tigerbeetle
+//	tigerbeetle start --addresses=A0,…,An-1 --cache-grid=256MiB DIR/0_i.tigerbeetle
+//
+// Such a replica holds about 2.3 GiB (2.1 GiB of it whatever the cache),
+// so six take about 14 GiB: they fit a machine of 24 GiB that runs little
+// else. LaunchProduction refuses, with ErrShortOfMemory, a cluster the
+// machine has no room for.
 package tbtest
 
 import (
@@ -82,6 +95,23 @@ const PipelineRequests = 56
 // also the size of TigerBeetle's table of client sessions; the oldest
 // client is evicted when one more registers.
 const ClientsMax = 8 + PipelineRequests
+
+// ProductionCacheGrid is the --cache-grid of a replica LaunchProduction
+// starts.
+const ProductionCacheGrid = "256MiB"
+
+// ProductionMemory is what one replica LaunchProduction starts holds, with
+// a margin: about 2.3 GiB observed with ProductionCacheGrid.
+const ProductionMemory = 2560 << 20
+
+// ProductionRequestEvents is how many events a request to a replica
+// started without --development takes: the limit of TigerBeetle 0.17.9's
+// 1 MiB messages.
+const ProductionRequestEvents = 8189
+
+// ErrShortOfMemory is wrapped by the error of LaunchProduction when the
+// machine has less memory free than the cluster needs.
+var ErrShortOfMemory = errors.New("not enough memory free for the cluster")
 
 // DataFileName is the data file of the first replica, inside Server.Dir.
 const DataFileName = "0_0.tigerbeetle"
@@ -191,6 +221,9 @@ type Server struct {
 	Client chobotb.Client
 	// Bin is the tigerbeetle binary, and Version what it says it is.
 	Bin, Version string
+	// Production says the replicas run as a deployment runs them, without
+	// --development (LaunchProduction).
+	Production bool
 
 	conn *tbgo.Conn
 
@@ -235,7 +268,58 @@ func LaunchCluster(ctx context.Context, n int) (*Server, error) {
 	return launch(ctx, bin, n, probeLookup)
 }
 
+// LaunchProduction is LaunchCluster for replicas formatted and started as
+// production runs them (see the package's comment). It fails with
+// ErrShortOfMemory, starting nothing, when /proc/meminfo says less than
+// ProductionMemory a replica is available.
+func LaunchProduction(ctx context.Context, n int) (*Server, error) {
+	bin, err := Bin()
+	if err != nil {
+		return nil, err
+	}
+	if err := roomFor(n); err != nil {
+		return nil, err
+	}
+	return launchWith(ctx, bin, n, probeLookup, true)
+}
+
+// roomFor checks that n production replicas fit in the memory available.
+// Where the kernel does not say (no /proc/meminfo), it lets them try.
+func roomFor(n int) error {
+	avail, ok := availableMemory()
+	if !ok {
+		return nil
+	}
+	if need := uint64(n) * ProductionMemory; avail < need {
+		return fmt.Errorf("tbtest: %w: %d replicas take about %.1f GiB, and %.1f GiB is available", ErrShortOfMemory, n,
+			float64(need)/(1<<30), float64(avail)/(1<<30))
+	}
+	return nil
+}
+
+// availableMemory is MemAvailable of /proc/meminfo, in bytes.
+func availableMemory() (uint64, bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				kb, err := strconv.ParseUint(f[0], 10, 64)
+				return kb << 10, err == nil
+			}
+		}
+	}
+	return 0, false
+}
+
 func launch(ctx context.Context, bin string, n int, probe probeFunc) (*Server, error) {
+	return launchWith(ctx, bin, n, probe, false)
+}
+
+func launchWith(ctx context.Context, bin string, n int, probe probeFunc, production bool) (*Server, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("tbtest: a cluster of %d replicas", n)
 	}
@@ -249,7 +333,7 @@ func launch(ctx context.Context, bin string, n int, probe probeFunc) (*Server, e
 	if err != nil {
 		return nil, fmt.Errorf("tbtest: %v", err)
 	}
-	s := &Server{Dir: dir, Bin: bin, Version: version}
+	s := &Server{Dir: dir, Bin: bin, Version: version, Production: production}
 	for i := 0; i < n; i++ {
 		s.replicas = append(s.replicas, &replica{
 			index:    i,
@@ -269,8 +353,12 @@ func launch(ctx context.Context, bin string, n int, probe probeFunc) (*Server, e
 
 func (s *Server) start(ctx context.Context, probe probeFunc) error {
 	for _, r := range s.replicas {
-		format := s.command(ctx, "format", "--cluster="+strconv.Itoa(ClusterID), "--replica="+strconv.Itoa(r.index),
-			"--replica-count="+strconv.Itoa(len(s.replicas)), "--development", r.dataFile)
+		args := []string{"format", "--cluster=" + strconv.Itoa(ClusterID), "--replica=" + strconv.Itoa(r.index),
+			"--replica-count=" + strconv.Itoa(len(s.replicas))}
+		if !s.Production {
+			args = append(args, "--development")
+		}
+		format := s.command(ctx, append(args, r.dataFile)...)
 		if out, err := format.CombinedOutput(); err != nil {
 			return fmt.Errorf("%s: %v\n%s", strings.Join(format.Args, " "), err, tail(out))
 		}
@@ -361,8 +449,13 @@ func (s *Server) run(r *replica) error {
 	// The start of this run in the log, so that waitListening reads only
 	// what this run wrote.
 	fmt.Fprintf(logFile, "--- tbtest: start\n")
-	cmd := s.command(context.Background(), "start", "--addresses="+strings.Join(s.Addresses, ","), "--development",
-		"--experimental", "--limit-pipeline-requests="+strconv.Itoa(PipelineRequests), r.dataFile)
+	args := []string{"start", "--addresses=" + strings.Join(s.Addresses, ",")}
+	if s.Production {
+		args = append(args, "--cache-grid="+ProductionCacheGrid)
+	} else {
+		args = append(args, "--development", "--experimental", "--limit-pipeline-requests="+strconv.Itoa(PipelineRequests))
+	}
+	cmd := s.command(context.Background(), append(args, r.dataFile)...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = childAttr()
@@ -474,8 +567,15 @@ func (s *Server) Raw() tb.Client { return s.conn.Raw() }
 
 // Describe names the binary and its version, for a test's log.
 func (s *Server) Describe() string {
-	return fmt.Sprintf("%s (%s), %d replica(s) at %s", s.Bin, s.Version, len(s.Addresses), strings.Join(s.Addresses, ","))
+	mode := "--development"
+	if s.Production {
+		mode = "production mode, --cache-grid=" + ProductionCacheGrid
+	}
+	return fmt.Sprintf("%s (%s), %d replica(s) (%s) at %s", s.Bin, s.Version, len(s.Addresses), mode, strings.Join(s.Addresses, ","))
 }
+
+// Replicas is how many replicas the cluster has.
+func (s *Server) Replicas() int { return len(s.replicas) }
 
 // LogTail returns the end of every replica's log.
 func (s *Server) LogTail() string {

@@ -193,6 +193,9 @@ type server struct {
 	// that keeps its book value would.
 	booksMu sync.Mutex
 	books   map[string]reflect.Value
+
+	// timeout, set by open from timeout_ms, bounds each call and bulk.
+	timeout time.Duration
 }
 
 // names is what the driver reads of its target's entry in `chobo api`'s
@@ -336,6 +339,11 @@ func (s *server) connect(req protocol.Request) (reflect.Value, func(), error) {
 		if req.HoldSeconds > 0 {
 			c = shortened{c, uint32(req.HoldSeconds)}
 		}
+		if req.TimeoutMS < 0 {
+			done()
+			return reflect.Value{}, nil, fmt.Errorf("timeout_ms %d is not a number of milliseconds", req.TimeoutMS)
+		}
+		s.timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 		return reflect.ValueOf(&c).Elem(), done, nil
 	}
 	cfg, err := pgxpool.ParseConfig(req.DSN)
@@ -433,6 +441,11 @@ func (s *server) handle(req protocol.Request) protocol.Response {
 
 func (s *server) do(req protocol.Request) (protocol.Response, error) {
 	ctx := context.Background()
+	if s.timeout > 0 && (req.Op == protocol.Call || req.Op == protocol.Bulk) {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
 	switch req.Op {
 	case protocol.Call:
 		return s.call(ctx, req)

@@ -133,8 +133,9 @@ import (
 var clients = map[string]any{
 %[4]s}
 
-// dial reaches the model over tbwire ("wire:host:port") or a replica
-// through the official client ("host:port").
+// dial reaches the model over tbwire ("wire:host:port") or a cluster
+// through the official client ("host:port", or its replicas' addresses
+// joined by commas).
 func dial(addr string) (chobotb.Client, func(), error) {
 	if a, ok := strings.CutPrefix(addr, "wire:"); ok {
 		c, err := tbwire.Dial(a)
@@ -143,7 +144,7 @@ func dial(addr string) (chobotb.Client, func(), error) {
 		}
 		return c, func() { c.Close() }, nil
 	}
-	c, err := tbgo.Dial(chobotb.U128{}, addr)
+	c, err := tbgo.Dial(chobotb.U128{}, strings.Split(addr, ",")...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -285,6 +285,7 @@ class Driver:
         self.tb_async: Any = None
         self.pools: dict[bool, _Pool] = {}
         self.hold_seconds = 0
+        self.timeout_ms = 0
         self.tb_address = ""
 
     # open
@@ -299,6 +300,10 @@ class Driver:
         if not isinstance(hold, int) or isinstance(hold, bool) or hold < 0:
             raise ValueError(f'open: "hold_seconds" {hold!r} is not a number of seconds')
         self.hold_seconds = hold
+        timeout = req.get("timeout_ms", 0)
+        if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 0:
+            raise ValueError(f'open: "timeout_ms" {timeout!r} is not a number of milliseconds')
+        self.timeout_ms = timeout
         self.names = names
         for c in map(self._constructor, self._modes()):
             if not callable(getattr(self.module, c, None)):
@@ -379,7 +384,7 @@ class Driver:
                 c = _RecordedConnection(conn, self.rec, tenant, is_async)
             else:
                 c = conn
-            b = make(c, tenant)
+            b = make(c, tenant, timeout_ms=self.timeout_ms) if conn is None and self.timeout_ms else make(c, tenant)
             self.books[key] = b
         return b
 

@@ -69,6 +69,7 @@ interface Request {
   dsn?: string;
   tigerbeetle?: string;
   hold_seconds?: number;
+  timeout_ms?: number;
   tenant?: string;
   transfer?: string;
   operation?: string;
@@ -105,7 +106,7 @@ type Response = Record<string, unknown> & { id: number };
 // A book value, called by the names above: members hold methods.
 type Callable = (...args: unknown[]) => Promise<unknown>;
 type BookValue = Record<string, Record<string, Callable> | Callable>;
-type Constructor = (connection: unknown, options: { tenant: string }) => BookValue;
+type Constructor = (connection: unknown, options: { tenant: string; timeoutMs?: number }) => BookValue;
 
 /** The most connections of the driver's pool: more calls at once wait their turn. */
 const MAX_CONNS = 8;
@@ -198,6 +199,7 @@ class Driver {
   readonly #module: Record<string, unknown>;
   #names: Names = { constructor: "", expire: "", transfers: [], accounts: [] };
   #make: Constructor | undefined;
+  #timeoutMs = 0;
   #connection: unknown;
   #pool: pg.Pool | undefined;
   #tb: TBClient | undefined;
@@ -222,6 +224,11 @@ class Driver {
     if (!Number.isSafeInteger(holdSeconds) || holdSeconds < 0) {
       throw new Error(`open: "hold_seconds" ${JSON.stringify(req.hold_seconds)} is not a number of seconds`);
     }
+    const timeoutMs = req.timeout_ms ?? 0;
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) {
+      throw new Error(`open: "timeout_ms" ${JSON.stringify(req.timeout_ms)} is not a number of milliseconds`);
+    }
+    this.#timeoutMs = timeoutMs;
     const c = this.#module[req.names.constructor];
     if (typeof c !== "function") {
       throw new Error(`open: the client exports no function ${req.names.constructor}`);
@@ -229,7 +236,7 @@ class Driver {
     this.#names = req.names;
     this.#make = c as Constructor;
     if (req.tigerbeetle) {
-      this.#tb = createClient({ cluster_id: 0n, replica_addresses: [req.tigerbeetle] });
+      this.#tb = createClient({ cluster_id: 0n, replica_addresses: req.tigerbeetle.split(",") });
       if (holdSeconds > 0) {
         this.#tb = shortened(this.#tb, holdSeconds);
       }
@@ -287,7 +294,7 @@ class Driver {
       if (record !== "") {
         c = this.#pool !== undefined ? recordedPool(this.#pool, tenant) : recordedClient(this.#tb!, tenant);
       }
-      b = this.#make!(c, { tenant });
+      b = this.#make!(c, this.#timeoutMs > 0 ? { tenant, timeoutMs: this.#timeoutMs } : { tenant });
       this.#books.set(tenant, b);
     }
     return b;

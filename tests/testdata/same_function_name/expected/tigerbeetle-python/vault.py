@@ -509,19 +509,23 @@ def _definition() -> Def:
     )
 
 
-def tigerbeetle(client: tb.ClientSync, tenant: str = "") -> Book:
+def tigerbeetle(client: tb.ClientSync, tenant: str = "", *, timeout_ms: int | None = None) -> Book:
     """The book over the official client (tigerbeetle 0.17.9) for a tenant
     ("" by default). TigerBeetle gives expired holds back itself, so the
     book has no expire. Keep one book value per tenant: it remembers the
-    accounts it has made."""
-    return Book(TigerBeetleBook(client, _definition(), check_text("tigerbeetle", "the tenant", tenant)))
+    accounts it has made. A request waits at most timeout_ms milliseconds
+    for its answer (None: 30 000; 0 waits for ever)."""
+    return Book(TigerBeetleBook(client, _definition(), check_text("tigerbeetle", "the tenant", tenant),
+                                DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms))
 
 
-def tigerbeetle_async(client: tb.ClientAsync, tenant: str = "") -> AsyncBook:
+def tigerbeetle_async(client: tb.ClientAsync, tenant: str = "", *, timeout_ms: int | None = None) -> AsyncBook:
     """The book for asyncio over the official client's tb.ClientAsync, for a
     tenant ("" by default). Keep one book value per tenant: it remembers the
-    accounts it has made."""
-    return AsyncBook(AsyncTigerBeetleBook(client, _definition(), check_text("tigerbeetle_async", "the tenant", tenant)))
+    accounts it has made. A request waits at most timeout_ms milliseconds
+    for its answer (None: 30 000; 0 waits for ever)."""
+    return AsyncBook(AsyncTigerBeetleBook(client, _definition(), check_text("tigerbeetle_async", "the tenant", tenant),
+                                          DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms))
 
 
 # ---- chobo's Python runtime: chobo.py, as the runtime's source has it
