@@ -18,11 +18,16 @@
 //     chain packed and chain unguarded packed: as many whole chains as fit
 //     one request. The last lines give each guarded rate over its twin.
 //
+// With -production N the replica is a cluster of N started as production
+// runs it (tbtest.LaunchProduction: no --development, requests of up to
+// 8,189 events), and raw-8189 (one goroutine sending full requests) runs
+// too; the figures are then read against it as well.
+//
 // Every id is a hash, as chobo's are (TigerBeetle is faster with ids that
 // rise; neither side gets them here). Each mode runs for -for (default
 // 3 s) after a warm-up; the last column is the rate over raw-253's.
 //
-//	go run ./tests/tbbench [-for 3s]
+//	go run ./tests/tbbench [-for 3s] [-production 1]
 package main
 
 import (
@@ -44,6 +49,9 @@ import (
 	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
+
+	tb "github.com/tigerbeetle/tigerbeetle-go"
 )
 
 const bookSrc = `book tbbench v1
@@ -71,6 +79,7 @@ func main() {
 	profile := flag.String("cpuprofile", "", "write a CPU profile of this process to the file")
 	gather = flag.Duration("gather", time.Millisecond, "the window of the gathering modes (Book.Gather)")
 	only := flag.String("only", "", "run only the modes whose name starts with this (raw-253 always runs)")
+	production = flag.Int("production", 0, "run on a cluster of this many replicas in production mode, with raw-8189 (0: one --development replica)")
 	flag.Parse()
 	onlyPrefix = *only
 	if *profile != "" {
@@ -92,6 +101,7 @@ func main() {
 var (
 	onlyPrefix string
 	gather     *time.Duration
+	production *int
 )
 
 func run(dur time.Duration) error {
@@ -101,7 +111,17 @@ func run(dur time.Duration) error {
 		fmt.Printf("SKIP: tbbench: no TigerBeetle server: %v\n", err)
 		return nil
 	}
-	srv, err := tbtest.Launch(ctx)
+	var srv *tbtest.Server
+	var err error
+	if *production > 0 {
+		srv, err = tbtest.LaunchProduction(ctx, *production)
+	} else {
+		srv, err = tbtest.Launch(ctx)
+	}
+	if errors.Is(err, tbtest.ErrShortOfMemory) {
+		fmt.Printf("SKIP: tbbench: %v\n", err)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -111,7 +131,7 @@ func run(dur time.Duration) error {
 	if res.Book == nil {
 		return fmt.Errorf("the book does not check: %v", res.Diags)
 	}
-	b := &bench{c: srv.Client, def: tigerbeetle.Def(res.Book)}
+	b := &bench{c: srv.Client, raw: srv.Raw(), def: tigerbeetle.Def(res.Book)}
 	if !b.def.Guarded(shelve) {
 		return fmt.Errorf("shelve has no key guard")
 	}
@@ -121,7 +141,10 @@ func run(dur time.Duration) error {
 	if _, err := b.c.CreateAccounts(ctx, []chobotb.Account{b.a, b.s}); err != nil {
 		return err
 	}
-	modes := []mode{b.raw253()}
+	modes := []mode{b.rawBatch(chobotb.MaxEvents)}
+	if *production > 0 {
+		modes = append(modes, b.rawBatch(tbtest.ProductionRequestEvents))
+	}
 	for _, m := range []mode{b.raw1(1), b.raw1(8), b.raw1(64), b.calls(1, 0), b.calls(8, 0), b.calls(64, 0),
 		b.calls(8, *gather), b.calls(64, *gather), b.bulk(),
 		b.chains(1, false), b.chains(1, true), b.chains(8, false), b.chains(8, true), b.chains(64, false), b.chains(64, true),
@@ -147,6 +170,12 @@ func run(dur time.Duration) error {
 		cpu[i] = float64((cpuTime() - used).Microseconds()) / float64(n)
 	}
 	report(modes, rates, cpu)
+	if *production > 0 {
+		fmt.Println("over raw-8189, the full requests of a production replica:")
+		for i, m := range modes {
+			fmt.Printf("  %-24s %6.2f\n", m.name, rates[i]/rates[1])
+		}
+	}
 	return nil
 }
 
@@ -182,6 +211,7 @@ const shelve = 1
 // definition, the two raw accounts and a counter that makes ids unique.
 type bench struct {
 	c    chobotb.Client
+	raw  tb.Client
 	def  *chobotb.Def
 	a, s chobotb.Account
 	seq  atomic.Int64
@@ -206,18 +236,24 @@ func (b *bench) raw1(n int) mode {
 	}}
 }
 
-func (b *bench) raw253() mode {
-	return mode{"raw-253 ×1", func(ctx context.Context, _ int, stop *atomic.Bool) (int64, error) {
+// rawBatch sends n transfers a request from one goroutine, through the
+// official client itself: tbgo, chobo's wrapper of it, holds a request to
+// chobotb.MaxEvents.
+func (b *bench) rawBatch(n int) mode {
+	return mode{fmt.Sprintf("raw-%d ×1", n), func(ctx context.Context, _ int, stop *atomic.Bool) (int64, error) {
 		return parallel(1, stop, func() (int64, error) {
-			ts := make([]chobotb.Transfer, chobotb.MaxEvents)
+			ts := make([]tb.Transfer, n)
 			for i := range ts {
-				ts[i] = b.rawTransfer()
+				ts[i] = tbgo.TransferToTB(b.rawTransfer())
 			}
-			st, err := b.c.CreateTransfers(ctx, ts)
-			for _, x := range st {
-				if x != chobotb.Created && err == nil {
-					err = fmt.Errorf("raw batch: %s", x)
+			res, err := b.raw.CreateTransfers(ts)
+			for _, r := range res {
+				if r.Status != tb.TransferCreated && err == nil {
+					err = fmt.Errorf("raw batch: %v", r.Status)
 				}
+			}
+			if err == nil && len(res) != n {
+				err = fmt.Errorf("raw batch: %d results for %d transfers", len(res), n)
 			}
 			return int64(len(ts)), err
 		})
