@@ -9,7 +9,8 @@
 //   - chobo ×N: N goroutines calling a book through chobotb.Book, the
 //     runtime every generated tigerbeetle-go client calls (a receive: one
 //     move into an account with a lower bound of 0, one event a call);
-//   - chobo bulk: one goroutine sending 253 calls at a time with Bulk;
+//   - chobo bulk: one goroutine sending 253 calls at a time with Bulk (with
+//     -production, also chobo bulk-8189: full requests, Book.RequestEvents);
 //   - chain ×N and chain unguarded ×N: the chain of a call that two
 //     bounds may refuse (a shelve: out of stock, at least 0, into a bin
 //     with an upper bound; two events), built by the runtime, sent with
@@ -142,13 +143,18 @@ func run(dur time.Duration) error {
 		return err
 	}
 	modes := []mode{b.rawBatch(chobotb.MaxEvents)}
+	var more []mode
 	if *production > 0 {
 		modes = append(modes, b.rawBatch(tbtest.ProductionRequestEvents))
+		more = append(more, b.bulk(tbtest.ProductionRequestEvents))
 	}
 	for _, m := range []mode{b.raw1(1), b.raw1(8), b.raw1(64), b.calls(1, 0), b.calls(8, 0), b.calls(64, 0),
-		b.calls(8, *gather), b.calls(64, *gather), b.bulk(),
+		b.calls(8, *gather), b.calls(64, *gather), b.bulk(chobotb.MaxEvents),
 		b.chains(1, false), b.chains(1, true), b.chains(8, false), b.chains(8, true), b.chains(64, false), b.chains(64, true),
 		b.packed(false), b.packed(true)} {
+		more = append(more, m)
+	}
+	for _, m := range more {
 		if strings.HasPrefix(m.name, onlyPrefix) {
 			modes = append(modes, m)
 		}
@@ -292,14 +298,23 @@ func (b *bench) calls(n int, gather time.Duration) mode {
 	}}
 }
 
-func (b *bench) bulk() mode {
-	return mode{"chobo bulk ×1", func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
+// bulk sends bulk calls of n receives, one event each, through a book
+// whose requests carry n events.
+func (b *bench) bulk(n int) mode {
+	name := "chobo bulk ×1"
+	if n != chobotb.MaxEvents {
+		name = fmt.Sprintf("chobo bulk-%d ×1", n)
+	}
+	return mode{name, func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
 		bk, err := b.book(ctx, run)
 		if err != nil {
 			return 0, err
 		}
+		if err := bk.RequestEvents(n); err != nil {
+			return 0, err
+		}
 		return parallel(1, stop, func() (int64, error) {
-			ops := make([]chobotb.Op, chobotb.MaxEvents)
+			ops := make([]chobotb.Op, n)
 			for i := range ops {
 				ops[i] = chobotb.Op{Kind: 0, Op: "do", Values: chobotb.Values{fmt.Sprint("d-", b.seq.Add(1)), "A-1", int64(1)}}
 			}

@@ -35,11 +35,41 @@ type Book struct {
 	mu     sync.Mutex
 	made   map[ids.ID]bool
 	gather *gatherer // nil: every chain its own request
+	events int       // the most events a request carries
 }
 
 // NewBook returns the book def over c for a tenant ("" by default).
 func NewBook(c Client, def *Def, tenant string) *Book {
-	return &Book{c: c, def: def, tenant: tenant, tids: def.tenantIDs(tenant), made: map[ids.ID]bool{}}
+	return &Book{c: c, def: def, tenant: tenant, tids: def.tenantIDs(tenant), made: map[ids.ID]bool{}, events: MaxEvents}
+}
+
+// RequestEvents sets how many events the book puts in one request: the
+// requests of a bulk call, and those that make accounts and openings.
+// MaxEvents (253), the default, is what every replica takes; a cluster
+// started without --development takes up to MaxRequestEvents (8,189), and
+// fuller requests carry more calls in one round trip. A cluster that
+// takes fewer than n refuses the request before anything is sent (the
+// official client's "too much data"). Reads keep to MaxEvents.
+func (b *Book) RequestEvents(n int) error {
+	if n < 1 || n > MaxRequestEvents {
+		return fmt.Errorf("chobotb: %d events a request: a request carries from 1 to %d", n, MaxRequestEvents)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.events = n
+	return nil
+}
+
+// requestEvents is what RequestEvents set.
+func (b *Book) requestEvents() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.events
+}
+
+// chainTooLong is the error of a chain that no request of n events holds.
+func chainTooLong(chain, n int) error {
+	return fmt.Errorf("chobotb: a chain of %d events does not fit one request of %d", chain, n)
 }
 
 // Def returns the book's definition.
@@ -188,7 +218,7 @@ func empty(a Account) bool {
 var Unbounded = U128{Hi: 1}
 
 // makeOnce creates the records of items that b has not made yet, through
-// create, MaxEvents at a time, and remembers them. A record that exists
+// create, as many at a time as a request of b carries, and remembers them. A record that exists
 // already is fine. One that exists with other fields is changed, or, when
 // changed is nil (openings), fine when only its amount differs.
 func makeOnce[T any](ctx context.Context, b *Book, items []T, id func(T) ids.ID,
@@ -200,9 +230,10 @@ func makeOnce[T any](ctx context.Context, b *Book, items []T, id func(T) ids.ID,
 			todo = append(todo, it)
 		}
 	}
+	most := b.events
 	b.mu.Unlock()
 	for len(todo) > 0 {
-		n := min(len(todo), MaxEvents)
+		n := min(len(todo), most)
 		st, err := create(ctx, todo[:n])
 		if err == nil && len(st) != n {
 			err = fmt.Errorf("chobotb: %d statuses for %d %ss", len(st), n, what)
@@ -243,8 +274,8 @@ func (b *Book) Call(ctx context.Context, kind int, op string, vals Values) (chob
 	if p.SameAccount {
 		return refused(ReasonSameAccount), nil
 	}
-	if len(p.Chain) > MaxEvents {
-		return chobo.Result{}, fmt.Errorf("chobotb: a chain of %d events does not fit one request of %d", len(p.Chain), MaxEvents)
+	if n := b.requestEvents(); len(p.Chain) > n {
+		return chobo.Result{}, chainTooLong(len(p.Chain), n)
 	}
 	if err := b.ensure(ctx, p); err != nil {
 		return chobo.Result{}, err

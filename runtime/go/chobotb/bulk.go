@@ -36,10 +36,9 @@ type Answer struct {
 }
 
 // Bulk sends many calls with as few requests as they fit: the accounts and
-// openings they need (each once, MaxEvents to a request), one lookup for
-// the holds that posts and voids read, then their chains, packed in order
-// into requests of at most MaxEvents events, a chain never split across
-// two. Each call gets its own answer, the one it would get alone.
+// openings they need (each once), one lookup for the holds that posts and
+// voids read, then their chains, packed in order into requests of at most
+// RequestEvents events, a chain never split across two. Each call gets its own answer, the one it would get alone.
 //
 // TigerBeetle applies the chains in order, as if the calls were made one
 // after another; what Bulk cannot do is let a call see another's answer
@@ -51,7 +50,8 @@ type Answer struct {
 // posts' and voids'. The error is nil; it is kept so that the callers of
 // earlier versions, which stopped every call at such a failure, compile.
 func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
-	r := &bulk{b: b, ops: ops, out: make([]Answer, len(ops)), chains: make([][]Event, len(ops)), reads: make([]reading, len(ops))}
+	r := &bulk{b: b, ops: ops, out: make([]Answer, len(ops)), chains: make([][]Event, len(ops)), reads: make([]reading, len(ops)),
+		events: b.requestEvents()}
 	r.plan()
 	if err := b.ensurePlans(ctx, r.plans); err != nil {
 		for _, i := range r.planned {
@@ -87,6 +87,7 @@ type bulk struct {
 	finishes []pending     // the posts and voids, which read their holds first
 	posts    [][]uint64    // by call: what a post sends for each move
 	holds    [][]HoldEvent // by call: the events a post or void ends
+	events   int           // the most events a request carries
 }
 
 // pending is a post or void of a Bulk and the key of its hold.
@@ -115,8 +116,8 @@ func (r *bulk) plan() {
 				r.out[i].Err = err
 			case p.SameAccount:
 				r.out[i].Result = refused(ReasonSameAccount)
-			case len(p.Chain) > MaxEvents:
-				r.out[i].Err = fmt.Errorf("chobotb: a chain of %d events does not fit one request of %d", len(p.Chain), MaxEvents)
+			case len(p.Chain) > r.events:
+				r.out[i].Err = chainTooLong(len(p.Chain), r.events)
 			default:
 				r.plans, r.planned = append(r.plans, p), append(r.planned, i)
 				r.chains[i] = p.Chain
@@ -385,13 +386,14 @@ func (b *Book) lookupAll(ctx context.Context, list []ids.ID) (map[ids.ID]Transfe
 var errOtherDefinition = errors.New("chobotb: the hold was made under another definition of its transfer kind")
 
 // sendChains sends the chains, packed in order into requests of at most
-// MaxEvents events, none split. A nil chain sends nothing. A request that
+// as many events as a request of b carries, none split. A nil chain sends nothing. A request that
 // fails gives its error to every chain it carried; the others go on.
 func (b *Book) sendChains(ctx context.Context, chains [][]Event) ([][]Status, []error) {
 	statuses := make([][]Status, len(chains))
 	errs := make([]error, len(chains))
 	var batch []Transfer
 	var members []int
+	most := b.requestEvents()
 	flush := func() {
 		if len(batch) == 0 {
 			return
@@ -413,7 +415,7 @@ func (b *Book) sendChains(ctx context.Context, chains [][]Event) ([][]Status, []
 		if chain == nil {
 			continue
 		}
-		if len(batch)+len(chain) > MaxEvents {
+		if len(batch)+len(chain) > most {
 			flush()
 		}
 		for _, e := range chain {

@@ -9,7 +9,7 @@ import (
 
 // Gather makes the calls of this Book that run at the same time wait up
 // to d for one another, so that their chains go to TigerBeetle in one
-// request (at most MaxEvents events, no chain split) instead of one
+// request (at most the book's RequestEvents, no chain split) instead of one
 // request each. A request is sent as soon as the next chain would not
 // fit, as soon as as many chains wait as the last request carried (the
 // callers it answered are back), and at the latest d after its first
@@ -63,8 +63,9 @@ func (b *Book) gathering() *gatherer {
 // send puts a chain among those waiting and returns its statuses once
 // the request that carried it is answered.
 func (g *gatherer) send(ctx context.Context, chain []Transfer) ([]Status, error) {
-	if len(chain) > MaxEvents {
-		return nil, fmt.Errorf("chobotb: a chain of %d events does not fit one request of %d", len(chain), MaxEvents)
+	most := g.b.requestEvents()
+	if len(chain) > most {
+		return nil, chainTooLong(len(chain), most)
 	}
 	w := &gathered{chain: chain, done: make(chan struct{})}
 	if dl, ok := ctx.Deadline(); ok {
@@ -73,13 +74,13 @@ func (g *gatherer) send(ctx context.Context, chain []Transfer) ([]Status, error)
 		w.deadline = time.Now().Add(DefaultTimeout)
 	}
 	g.mu.Lock()
-	if g.events+len(chain) > MaxEvents {
+	if g.events+len(chain) > most {
 		g.flushLocked()
 	}
 	g.waiting = append(g.waiting, w)
 	g.events += len(chain)
 	switch {
-	case g.events == MaxEvents || (g.expect > 0 && len(g.waiting) >= g.expect):
+	case g.events == most || (g.expect > 0 && len(g.waiting) >= g.expect):
 		g.flushLocked()
 	case len(g.waiting) == 1:
 		g.timer = time.AfterFunc(g.window, g.flush)

@@ -2,6 +2,7 @@ package chobotb_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -96,4 +97,77 @@ func containsAll(s string, parts ...string) bool {
 		}
 	}
 	return true
+}
+
+// A book told that its cluster takes fuller requests packs its bulk calls
+// and its accounts into them; a cluster that takes fewer refuses the
+// request, and nothing of it is applied.
+func TestRequestEvents(t *testing.T) {
+	for _, n := range []int{0, -1, chobotb.MaxRequestEvents + 1} {
+		if err := chobotb.NewBook(tbmodel.New(), testDef(), "x").RequestEvents(n); err == nil {
+			t.Errorf("RequestEvents(%d): no error", n)
+		}
+	}
+	receive := kindOf("do", aSupplier, aStock)
+	calls := func(prefix string, n int) []chobotb.Op {
+		ops := make([]chobotb.Op, n)
+		for i := range ops {
+			ops[i] = chobotb.Op{Kind: receive, Op: "do", Values: vals(fmt.Sprint(prefix, i), "x", fmt.Sprint("s", i), 1)}
+		}
+		return ops
+	}
+	sizes := func(m *tbmodel.Model, op tbmodel.Op) []int {
+		var out []int
+		for _, r := range m.Requests() {
+			if r.Op == op {
+				out = append(out, r.Events())
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		limit, events int
+		accounts, chains string
+	}{
+		// 3,036 accounts (a stock each and the supplier), 3,035 chains of one event
+		{chobotb.MaxEvents, 0, "[253 253 253 253 253 253 253 253 253 253 253 253]", "[253 253 253 253 253 253 253 253 253 253 253 252]"},
+		{chobotb.MaxRequestEvents, 1000, "[1000 1000 1000 36]", "[1000 1000 1000 35]"},
+	} {
+		m := tbmodel.New()
+		m.SetRequestLimit(c.limit)
+		b := chobotb.NewBook(m, testDef(), fmt.Sprint("fuller", c.events))
+		if c.events > 0 {
+			if err := b.RequestEvents(c.events); err != nil {
+				t.Fatal(err)
+			}
+		}
+		answers, err := b.Bulk(ctx, calls("r", 3035))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range answers {
+			if a.Err != nil || a.Result.Outcome != chobo.Done {
+				t.Fatalf("call %d: %v, %v", i, a.Result, a.Err)
+			}
+		}
+		if got := fmt.Sprint(sizes(m, tbmodel.OpCreateAccounts)); got != c.accounts {
+			t.Errorf("%d events a request: account requests of %s, want %s", c.events, got, c.accounts)
+		}
+		if got := fmt.Sprint(sizes(m, tbmodel.OpCreateTransfers)); got != c.chains {
+			t.Errorf("%d events a request: chain requests of %s, want %s", c.events, got, c.chains)
+		}
+	}
+	// A book told more than its cluster takes: the cluster refuses, nothing moves.
+	m := tbmodel.New()
+	b := chobotb.NewBook(m, testDef(), "too-full")
+	if err := b.RequestEvents(300); err != nil {
+		t.Fatal(err)
+	}
+	answers, err := b.Bulk(ctx, calls("t", 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(answers[0].Err, tbmodel.ErrTooMuchData) {
+		t.Errorf("a request of 300 events to a cluster of 253: %v", answers[0].Err)
+	}
 }

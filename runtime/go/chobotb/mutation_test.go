@@ -14,9 +14,9 @@ import (
 // the vectors, must fail with it.
 var mutations = []langtest.Mutation{
 	{Name: "a request packed past MaxEvents", File: "bulk.go",
-		Old: "if len(batch)+len(chain) > MaxEvents {", New: "if len(batch)+len(chain) > MaxEvents+5 {"},
+		Old: "if len(batch)+len(chain) > most {", New: "if len(batch)+len(chain) > most+5 {"},
 	{Name: "every chain a request of its own", File: "bulk.go",
-		Old: "if len(batch)+len(chain) > MaxEvents {", New: "if len(batch) > 0 {"},
+		Old: "if len(batch)+len(chain) > most {", New: "if len(batch) > 0 && most > 0 {"},
 	{Name: "a failed request whose error is dropped", File: "bulk.go",
 		Old: "\t\t\t\terrs[i] = err\n", New: "\t\t\t\t_ = err\n"},
 	{Name: "statuses read from the wrong place", File: "bulk.go",

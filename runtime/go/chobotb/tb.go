@@ -19,11 +19,16 @@ import (
 	"github.com/chobo-lang/chobo/chobo/ids"
 )
 
-// MaxEvents is how many events chobo puts in one request: what a
-// --development replica of TigerBeetle 0.17.9 takes. A replica started
-// without --development takes up to 8,189; chobo keeps the smaller figure
-// so that every book runs on the replica its tests can start.
+// MaxEvents is how many events chobo puts in one request unless a Book is
+// told otherwise (Book.RequestEvents): what a --development replica of
+// TigerBeetle 0.17.9 takes, so that every book runs on any replica. A
+// chain of a call never has more (E060).
 const MaxEvents = 253
+
+// MaxRequestEvents is the most events a request to TigerBeetle 0.17.9 can
+// carry: what a replica started without --development takes, the limit of
+// its 1 MiB messages.
+const MaxRequestEvents = 8189
 
 // U128 is an unsigned 128-bit number: amounts and balances.
 type U128 struct{ Hi, Lo uint64 }

@@ -4,8 +4,9 @@
 // It converts chobo's records to the official ones and back, names every
 // result by chobo's Status (TigerBeetle's own snake_case names), checks
 // that each create call got exactly one result per event, refuses a
-// request of more than chobotb.MaxEvents events before sending it, and
-// bounds every call by its context.
+// request of more than chobotb.MaxRequestEvents events before sending it
+// (a cluster that takes fewer has the official client refuse it, before
+// sending too), and bounds every call by its context.
 //
 // The bound matters: the official client retries a request for ever while
 // no replica answers. A call here runs the official call in a goroutine and
@@ -37,7 +38,7 @@ import (
 var ErrNoAnswer = errors.New("no answer from TigerBeetle before the context ended")
 
 // ErrTooManyEvents is wrapped by the error of a call of more than
-// chobotb.MaxEvents events; nothing was sent.
+// chobotb.MaxRequestEvents events; nothing was sent.
 var ErrTooManyEvents = errors.New("more events than one request may carry")
 
 // New returns a chobotb.Client that sends its requests through c. Closing
@@ -159,8 +160,8 @@ func lookup[Record, Out any](ctx context.Context, op string, idList []ids.ID,
 }
 
 func checkCount(op string, n int) error {
-	if n > chobotb.MaxEvents {
-		return fmt.Errorf("tbgo: %s: %d events: %w (chobotb.MaxEvents = %d); nothing was sent", op, n, ErrTooManyEvents, chobotb.MaxEvents)
+	if n > chobotb.MaxRequestEvents {
+		return fmt.Errorf("tbgo: %s: %d events: %w (chobotb.MaxRequestEvents = %d); nothing was sent", op, n, ErrTooManyEvents, chobotb.MaxRequestEvents)
 	}
 	return nil
 }

@@ -427,18 +427,18 @@ func TestEmptyRequestsSendNothing(t *testing.T) {
 	}
 }
 
-func TestMaxEvents(t *testing.T) {
+func TestMaxRequestEvents(t *testing.T) {
 	f := &fake{}
 	c := New(f)
 	ctx := context.Background()
-	if _, err := c.CreateTransfers(ctx, make([]chobotb.Transfer, chobotb.MaxEvents)); err != nil {
-		t.Errorf("%d transfers: %v", chobotb.MaxEvents, err)
+	if _, err := c.CreateTransfers(ctx, make([]chobotb.Transfer, chobotb.MaxRequestEvents)); err != nil {
+		t.Errorf("%d transfers: %v", chobotb.MaxRequestEvents, err)
 	}
-	if _, err := c.CreateAccounts(ctx, make([]chobotb.Account, chobotb.MaxEvents)); err != nil {
-		t.Errorf("%d accounts: %v", chobotb.MaxEvents, err)
+	if _, err := c.CreateAccounts(ctx, make([]chobotb.Account, chobotb.MaxRequestEvents)); err != nil {
+		t.Errorf("%d accounts: %v", chobotb.MaxRequestEvents, err)
 	}
 	sent := f.calls()
-	over := chobotb.MaxEvents + 1
+	over := chobotb.MaxRequestEvents + 1
 	for name, err := range map[string]error{
 		"create_transfers": second(c.CreateTransfers(ctx, make([]chobotb.Transfer, over))),
 		"create_accounts":  second(c.CreateAccounts(ctx, make([]chobotb.Account, over))),

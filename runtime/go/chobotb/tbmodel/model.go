@@ -56,7 +56,9 @@
 //   - lookups: the records found, in the order asked, missing ones left out.
 //   - get_account_transfers (history.go): the records that name an account,
 //     by timestamp, as a replica answered them; an expiry leaves none.
-//   - the request limit: more than chobotb.MaxEvents events in one call is
+//   - the request limit: more events in one call than the model's limit
+//     (chobotb.MaxEvents, a --development replica's; SetRequestLimit sets
+//     another, up to chobotb.MaxRequestEvents, a production replica's) is
 //     refused before anything is applied, with the Go client's error text.
 //
 // What it leaves out: imported events, closing and closed accounts, a
@@ -64,8 +66,7 @@
 // ErrNotModelled),
 // user_data_32 (chobo writes none), the history flag and
 // get_account_balances, the query operations but get_account_transfers,
-// the 8,189-event limit of a replica without --development, the pulse's
-// batch limit (the model releases every expired hold at once), and anything
+// the pulse's batch limit (the model releases every expired hold at once), and anything
 // about networking, sessions or replicas.
 //
 // A Model is safe for concurrent use: one mutex, so requests are applied
@@ -142,6 +143,7 @@ type Model struct {
 	log       []Request
 	hook      func(Request)
 	wall      bool // the clock follows the machine's clock
+	limit     int  // the most events a request carries
 }
 
 var _ chobotb.Client = (*Model)(nil)
@@ -149,6 +151,7 @@ var _ chobotb.Client = (*Model)(nil)
 // New returns an empty model whose clock reads Start and whose pulse is on.
 func New() *Model {
 	return &Model{
+		limit:     chobotb.MaxEvents,
 		now:       Start,
 		pulse:     true,
 		accounts:  map[ids.ID]chobotb.Account{},
@@ -406,12 +409,24 @@ func (m *Model) execute(
 	return results
 }
 
+// SetRequestLimit sets how many events a request may carry, as a replica's
+// start decides: chobotb.MaxEvents (the default, --development) up to
+// chobotb.MaxRequestEvents (a replica without it).
+func (m *Model) SetRequestLimit(n int) {
+	if n < 1 || n > chobotb.MaxRequestEvents {
+		panic("tbmodel: SetRequestLimit out of range")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.limit = n
+}
+
 // begin checks a call before it is applied: the context, and the limit.
-func begin(ctx context.Context, n int) error {
+func (m *Model) begin(ctx context.Context, n int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if n > chobotb.MaxEvents {
+	if n > m.limit {
 		return ErrTooMuchData
 	}
 	return nil
@@ -422,7 +437,7 @@ func (m *Model) CreateAccounts(ctx context.Context, accounts []chobotb.Account) 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	req := Request{Op: OpCreateAccounts, Accounts: append([]chobotb.Account(nil), accounts...)}
-	req.Err = begin(ctx, len(accounts))
+	req.Err = m.begin(ctx, len(accounts))
 	if req.Err == nil {
 		req.Err = accountsModelled(accounts)
 	}
@@ -447,7 +462,7 @@ func (m *Model) CreateTransfers(ctx context.Context, transfers []chobotb.Transfe
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	req := Request{Op: OpCreateTransfers, Transfers: append([]chobotb.Transfer(nil), transfers...)}
-	req.Err = begin(ctx, len(transfers))
+	req.Err = m.begin(ctx, len(transfers))
 	if req.Err == nil {
 		req.Err = transfersModelled(transfers)
 	}
@@ -477,7 +492,7 @@ func (m *Model) LookupAccounts(ctx context.Context, idList []ids.ID) ([]chobotb.
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	req := Request{Op: OpLookupAccounts, IDs: append([]ids.ID(nil), idList...)}
-	req.Err = begin(ctx, len(idList))
+	req.Err = m.begin(ctx, len(idList))
 	if req.Err == nil {
 		req.FoundAccounts = []chobotb.Account{}
 		for _, id := range idList {
@@ -496,7 +511,7 @@ func (m *Model) LookupTransfers(ctx context.Context, idList []ids.ID) ([]chobotb
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	req := Request{Op: OpLookupTransfers, IDs: append([]ids.ID(nil), idList...)}
-	req.Err = begin(ctx, len(idList))
+	req.Err = m.begin(ctx, len(idList))
 	if req.Err == nil {
 		req.FoundTransfers = []chobotb.Transfer{}
 		for _, id := range idList {

@@ -34,8 +34,9 @@ import (
 //     fit waits for the next one. Without Pack, every request is a round
 //     trip of its own, in the order they came.
 //
-// A request of more than chobotb.MaxEvents events is refused with
-// ErrTooMuchData before it is sent, as the official client refuses it. A
+// A request of more than Limit events (chobotb.MaxEvents when 0) is
+// refused with ErrTooMuchData before it is sent, as the official client
+// refuses one its cluster does not take. A
 // call whose context ends while it waits is withdrawn and never applied;
 // one whose context ends while it is in flight returns ctx's error at once
 // and may still be applied, as with the official client.
@@ -46,7 +47,7 @@ type Network struct {
 	Inner     chobotb.Client
 	RoundTrip time.Duration
 	Pack      bool
-	Limit     int // events per round trip when packing; 0 is chobotb.MaxEvents
+	Limit     int // the most events a request or round trip carries; 0 is chobotb.MaxEvents
 
 	mu    sync.Mutex
 	busy  bool
@@ -96,7 +97,7 @@ func (n *Network) send(ctx context.Context, c *netCall) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if c.events > chobotb.MaxEvents {
+	if c.events > n.limit() {
 		return ErrTooMuchData
 	}
 	c.ctx, c.done = ctx, make(chan struct{})
@@ -127,10 +128,7 @@ func (n *Network) start() {
 	trip := []*netCall{first}
 	rest := n.queue[:0:0]
 	if n.Pack {
-		limit := n.Limit
-		if limit <= 0 {
-			limit = chobotb.MaxEvents
-		}
+		limit := n.limit()
 		events := first.events
 		for _, c := range n.queue[1:] {
 			if c.op == first.op && events+c.events <= limit {
@@ -237,4 +235,12 @@ func (n *Network) LookupTransfers(ctx context.Context, idList []ids.ID) ([]chobo
 		return nil, e
 	}
 	return found, err
+}
+
+// limit is the most events a request carries.
+func (n *Network) limit() int {
+	if n.Limit > 0 {
+		return n.Limit
+	}
+	return chobotb.MaxEvents
 }

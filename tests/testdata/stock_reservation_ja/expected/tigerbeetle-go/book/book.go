@@ -117,6 +117,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
 // each call's chain at once. Each call still gets its own answer.
 func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
+// RequestEvents sets how many events this book puts in one request (Bulk's
+// requests, and those that make accounts): 253 by default, what every
+// replica takes; up to 8,189 for a cluster started without --development,
+// whose fuller requests carry more calls a round trip. A cluster that
+// takes fewer refuses such a request before anything is sent.
+func (b *Book) RequestEvents(n int) error { return b.tb.RequestEvents(n) }
+
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
 	Book: "在庫",
