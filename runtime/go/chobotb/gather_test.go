@@ -126,7 +126,7 @@ func TestRequestEvents(t *testing.T) {
 		return out
 	}
 	for _, c := range []struct {
-		limit, events int
+		limit, events    int
 		accounts, chains string
 	}{
 		// 3,036 accounts (a stock each and the supplier), 3,035 chains of one event
