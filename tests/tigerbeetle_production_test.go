@@ -32,8 +32,10 @@ const ProductionMinutesEnv = "CHOBO_TB_PRODUCTION_MINUTES"
 // without --development (tbtest.LaunchProduction). Each client, driven as
 // the conformance tests drive it and dialling the six addresses itself,
 // sends receive calls of one unit from three callers, each with a key of
-// its own, and bulk calls of ten from a fourth where the language has
-// them, while the replicas are made to fail: the primary killed and
+// its own, and bulk calls of 300 from a fourth where the language has
+// them, each in one request (the client told the cluster's 8,189 events
+// a request, past the 253 of a --development replica), while the replicas
+// are made to fail: the primary killed and
 // started again; a backup paused and let go on; the primary and a backup
 // killed together, which leaves the four a view change needs, and both
 // started again. A call whose answer does not come (an error that says it
@@ -90,7 +92,8 @@ func TestTigerBeetleProductionCluster(t *testing.T) {
 		tb := &conformance.TigerBeetle{Raw: srv.Client, Book: l.Copy, Replica: true}
 		// Two seconds a request, so that calls meet the timeout while the
 		// cluster changes views and are sent again.
-		p := startClient(t, tg, l, protocol.Request{TigerBeetle: strings.Join(srv.Addresses, ","), TimeoutMS: 2000}, tb, "")
+		p := startClient(t, tg, l, protocol.Request{TigerBeetle: strings.Join(srv.Addresses, ","), TimeoutMS: 2000,
+			RequestEvents: tbtest.ProductionRequestEvents}, tb, "")
 		runs = append(runs, &prodRun{tg: tg, p: p, b: l.Copy, bulk: driverkit.BulkOn(kit, "tigerbeetle"), tenant: "production-" + tg})
 	}
 	w := newProdWork(t, runs)
@@ -173,8 +176,9 @@ type prodRun struct {
 // caller comes on top where the language has bulk calls.
 const prodCallers = 3
 
-// prodBulk is how many calls a bulk carries.
-const prodBulk = 10
+// prodBulk is how many calls a bulk carries: more than a request of 253
+// events holds.
+const prodBulk = 300
 
 // prodWork is the calls of TestTigerBeetleProductionCluster: who sent
 // what, and what came back.

@@ -105,7 +105,7 @@ func StartProcess(cmd *exec.Cmd, bookPath, dsn string, r Reader) (*Process, erro
 // Open is the open request of a driver of b's client of the target
 // name: the target, and its names as `chobo api` gives them under "targets". The
 // caller adds the book's path and where the backend is (DSN, or
-// TigerBeetle, HoldSeconds and TimeoutMS). It fails for a target the book cannot
+// TigerBeetle, HoldSeconds, TimeoutMS and RequestEvents). It fails for a target the book cannot
 // go to.
 func Open(b *book.Book, name string) (protocol.Request, error) {
 	if tg, ok := target.Lookup(name); !ok || tg.Client() == nil {
@@ -124,14 +124,14 @@ func Open(b *book.Book, name string) (protocol.Request, error) {
 
 // StartDriver starts cmd as the driver of b's client of the target name,
 // opened on the book file at bookPath with what at says of where the
-// backend is (DSN, or TigerBeetle, HoldSeconds and TimeoutMS), reading the backend
+// backend is (DSN, or TigerBeetle, HoldSeconds, TimeoutMS and RequestEvents), reading the backend
 // through r.
 func StartDriver(cmd *exec.Cmd, b *book.Book, name, bookPath string, at protocol.Request, r Reader) (*Process, error) {
 	open, err := Open(b, name)
 	if err != nil {
 		return nil, err
 	}
-	open.Book, open.DSN, open.TigerBeetle, open.HoldSeconds, open.TimeoutMS = bookPath, at.DSN, at.TigerBeetle, at.HoldSeconds, at.TimeoutMS
+	open.Book, open.DSN, open.TigerBeetle, open.HoldSeconds, open.TimeoutMS, open.RequestEvents = bookPath, at.DSN, at.TigerBeetle, at.HoldSeconds, at.TimeoutMS, at.RequestEvents
 	return StartProcessWith(cmd, open, r)
 }
 

@@ -81,6 +81,12 @@ type Request struct {
 	// call's context. A test that stops replicas sets it, so that calls
 	// meet the timeout and are sent again.
 	TimeoutMS int `json:"timeout_ms,omitempty"`
+	// RequestEvents, when above 0, is how many events a TigerBeetle
+	// driver's client puts in one request, in place of its default of
+	// 253: the client's own setting (RequestEvents, requestEvents,
+	// request_events). A test on a cluster started without --development
+	// sets the cluster's 8,189.
+	RequestEvents int `json:"request_events,omitempty"`
 
 	// call and balance
 	Tenant    string `json:"tenant,omitempty"`

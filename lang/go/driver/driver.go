@@ -194,8 +194,11 @@ type server struct {
 	booksMu sync.Mutex
 	books   map[string]reflect.Value
 
-	// timeout, set by open from timeout_ms, bounds each call and bulk.
+	// timeout, set by open from timeout_ms, bounds each call and bulk;
+	// events, from request_events, is what each book is told a request
+	// carries (0: its default).
 	timeout time.Duration
+	events  int
 }
 
 // names is what the driver reads of its target's entry in `chobo api`'s
@@ -344,6 +347,11 @@ func (s *server) connect(req protocol.Request) (reflect.Value, func(), error) {
 			return reflect.Value{}, nil, fmt.Errorf("timeout_ms %d is not a number of milliseconds", req.TimeoutMS)
 		}
 		s.timeout = time.Duration(req.TimeoutMS) * time.Millisecond
+		if req.RequestEvents < 0 || req.RequestEvents > chobotb.MaxRequestEvents {
+			done()
+			return reflect.Value{}, nil, fmt.Errorf("request_events %d: a request carries from 1 to %d events", req.RequestEvents, chobotb.MaxRequestEvents)
+		}
+		s.events = req.RequestEvents
 		return reflect.ValueOf(&c).Elem(), done, nil
 	}
 	cfg, err := pgxpool.ParseConfig(req.DSN)
@@ -497,6 +505,11 @@ func (s *server) client(tenant string) reflect.Value {
 		first = reflect.ValueOf(&c).Elem()
 	}
 	b := s.constructor.Call([]reflect.Value{first, reflect.ValueOf(tenant)})[0]
+	if s.events > 0 {
+		// The generated book's RequestEvents, which refuses only what open
+		// has refused already (a number out of range).
+		b.MethodByName("RequestEvents").Call([]reflect.Value{reflect.ValueOf(s.events)})
+	}
 	s.books[tenant] = b
 	return b
 }

@@ -286,6 +286,7 @@ class Driver:
         self.pools: dict[bool, _Pool] = {}
         self.hold_seconds = 0
         self.timeout_ms = 0
+        self.request_events = 0
         self.tb_address = ""
 
     # open
@@ -304,6 +305,10 @@ class Driver:
         if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 0:
             raise ValueError(f'open: "timeout_ms" {timeout!r} is not a number of milliseconds')
         self.timeout_ms = timeout
+        events = req.get("request_events", 0)
+        if isinstance(events, bool) or not isinstance(events, int) or events < 0:
+            raise ValueError(f'open: "request_events" {events!r} is not a number of events')
+        self.request_events = events
         self.names = names
         for c in map(self._constructor, self._modes()):
             if not callable(getattr(self.module, c, None)):
@@ -384,7 +389,12 @@ class Driver:
                 c = _RecordedConnection(conn, self.rec, tenant, is_async)
             else:
                 c = conn
-            b = make(c, tenant, timeout_ms=self.timeout_ms) if conn is None and self.timeout_ms else make(c, tenant)
+            options: dict[str, int] = {}
+            if conn is None and self.timeout_ms:
+                options["timeout_ms"] = self.timeout_ms
+            if conn is None and self.request_events:
+                options["request_events"] = self.request_events
+            b = make(c, tenant, **options)
             self.books[key] = b
         return b
 

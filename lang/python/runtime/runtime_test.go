@@ -106,7 +106,7 @@ var connectionMutations = []langtest.Mutation{
 
 var bulkMutations = []langtest.Mutation{
 	{Name: "a request packed past MAX_EVENTS", File: "tbclient.py",
-		Old: "n + len(b.chains[order[k]]) <= MAX_EVENTS", New: "n + len(b.chains[order[k]]) <= MAX_EVENTS + 5"},
+		Old: "n + len(b.chains[order[k]]) <= self.request_events", New: "n + len(b.chains[order[k]]) <= self.request_events + 5"},
 	{Name: "a failed request whose error is dropped", File: "tbclient.py",
 		Old: "                for i in batch_i:\n                    b.out[i] = e\n                continue\n",
 		New: "                continue\n"},

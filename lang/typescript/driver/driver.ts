@@ -70,6 +70,7 @@ interface Request {
   tigerbeetle?: string;
   hold_seconds?: number;
   timeout_ms?: number;
+  request_events?: number;
   tenant?: string;
   transfer?: string;
   operation?: string;
@@ -106,7 +107,7 @@ type Response = Record<string, unknown> & { id: number };
 // A book value, called by the names above: members hold methods.
 type Callable = (...args: unknown[]) => Promise<unknown>;
 type BookValue = Record<string, Record<string, Callable> | Callable>;
-type Constructor = (connection: unknown, options: { tenant: string; timeoutMs?: number }) => BookValue;
+type Constructor = (connection: unknown, options: { tenant: string; timeoutMs?: number; requestEvents?: number }) => BookValue;
 
 /** The most connections of the driver's pool: more calls at once wait their turn. */
 const MAX_CONNS = 8;
@@ -200,6 +201,7 @@ class Driver {
   #names: Names = { constructor: "", expire: "", transfers: [], accounts: [] };
   #make: Constructor | undefined;
   #timeoutMs = 0;
+  #requestEvents = 0;
   #connection: unknown;
   #pool: pg.Pool | undefined;
   #tb: TBClient | undefined;
@@ -229,6 +231,11 @@ class Driver {
       throw new Error(`open: "timeout_ms" ${JSON.stringify(req.timeout_ms)} is not a number of milliseconds`);
     }
     this.#timeoutMs = timeoutMs;
+    const requestEvents = req.request_events ?? 0;
+    if (!Number.isSafeInteger(requestEvents) || requestEvents < 0) {
+      throw new Error(`open: "request_events" ${JSON.stringify(req.request_events)} is not a number of events`);
+    }
+    this.#requestEvents = requestEvents;
     const c = this.#module[req.names.constructor];
     if (typeof c !== "function") {
       throw new Error(`open: the client exports no function ${req.names.constructor}`);
@@ -294,7 +301,11 @@ class Driver {
       if (record !== "") {
         c = this.#pool !== undefined ? recordedPool(this.#pool, tenant) : recordedClient(this.#tb!, tenant);
       }
-      b = this.#make!(c, this.#timeoutMs > 0 ? { tenant, timeoutMs: this.#timeoutMs } : { tenant });
+      b = this.#make!(c, {
+        tenant,
+        ...(this.#timeoutMs > 0 ? { timeoutMs: this.#timeoutMs } : {}),
+        ...(this.#requestEvents > 0 ? { requestEvents: this.#requestEvents } : {}),
+      });
       this.#books.set(tenant, b);
     }
     return b;

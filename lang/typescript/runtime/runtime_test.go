@@ -145,7 +145,7 @@ var connectionMutations = []langtest.Mutation{
 
 var bulkMutations = []langtest.Mutation{
 	{Name: "a request packed past MAX_EVENTS", File: "tigerbeetle.ts",
-		Old: "n + s.chains.get(order[k]!)!.length <= MAX_EVENTS", New: "n + s.chains.get(order[k]!)!.length <= MAX_EVENTS + 5"},
+		Old: "n + s.chains.get(order[k]!)!.length <= this.#events", New: "n + s.chains.get(order[k]!)!.length <= this.#events + 5"},
 	{Name: "a failed request whose error is dropped", File: "tigerbeetle.ts",
 		Old: "        for (const i of batch) {\n          s.out[i] = asError(err);\n        }\n        continue;\n",
 		New: "        continue;\n"},

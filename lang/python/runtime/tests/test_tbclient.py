@@ -29,6 +29,7 @@ from chobo.tbclient import AsyncTigerBeetleBook, Request, TbCall, TigerBeetleBoo
 from chobo.tigerbeetle import (
     DEFAULT_TIMEOUT_MS,
     MAX_EVENTS,
+    MAX_REQUEST_EVENTS,
     TRANSFER_LINKED,
     TRANSFER_POST_PENDING,
     TRANSFER_VOID_PENDING,
@@ -592,6 +593,25 @@ class TigerBeetleBookTest(_Cases.TigerBeetleCases):
         self.assertEqual(seen, [threading.current_thread()])
         TigerBeetleBook(Here(self.s), STOCK).balance(SHELF, ["A"])
         self.assertIsNot(seen[1], threading.current_thread())
+
+    def test_request_events(self) -> None:
+        for n in (0, -1, 2.5, True, MAX_REQUEST_EVENTS + 1, "20"):
+            with self.subTest(request_events=n):
+                self.fails(lambda: TigerBeetleBook(FakeSync(self.s), STOCK, request_events=n), "CHOBO_BAD_ARGUMENT")
+        calls = [TbCall(RESTOCK, "do", (f"r{i}", f"S{i}", 1)) for i in range(30)]
+        sizes: dict[int, list[tuple[str, int]]] = {}
+        for n in (MAX_EVENTS, 7):
+            self.s.got.clear()
+            b = TigerBeetleBook(FakeSync(self.s), STOCK, f"events{n}", request_events=n)
+            self.assertEqual(b.bulk(calls), [DONE] * 30)
+            sizes[n] = [(op, len(items)) for op, items in self.s.got]
+        creates = {n: [k for op, k in got if op.startswith("create_")] for n, got in sizes.items()}
+        self.assertTrue(all(k <= 7 for k in creates[7]), creates[7])
+        self.assertEqual(sum(creates[7]), sum(creates[MAX_EVENTS]), "the same events, in more requests")
+        self.assertGreater(len(creates[7]), len(creates[MAX_EVENTS]))
+        # A chain of 254 events fits a request of 254, not the default 253.
+        self.fails(lambda: TigerBeetleBook(FakeSync(self.s), LONG).call(0, "do", ["m"]), "CHOBO_UNEXPECTED")
+        self.assertEqual(TigerBeetleBook(FakeSync(self.s), LONG, request_events=254).call(0, "do", ["m"]), DONE)
 
     def test_worker_threads_are_kept_but_not_one_given_up_on(self) -> None:
         seen: list[threading.Thread] = []

@@ -4,7 +4,7 @@ import { type Client, CreateAccountStatus, CreateTransferStatus } from "tigerbee
 import { ChoboError } from "../src/chobo.ts";
 import {
   type ChainEvent, type Def, type TigerBeetleAccount, type TigerBeetleClient, type TigerBeetleTransfer,
-  MAX_TIMEOUT_MS, TigerBeetleBook, accountStatus, balanceOf, content, definitionTag, finish, finishOf, holdOf, jsonString, lookups, plan, read, readStatus,
+  MAX_REQUEST_EVENTS, MAX_TIMEOUT_MS, TigerBeetleBook, accountStatus, balanceOf, content, definitionTag, finish, finishOf, holdOf, jsonString, lookups, plan, read, readStatus,
   statusChain, tenantIdsOf, transferStatus, UNBOUNDED,
 } from "../src/tigerbeetle.ts";
 import { neverId } from "../src/ids.ts";
@@ -304,6 +304,31 @@ test("timeoutMs is a whole number of milliseconds a timer can keep; 0 waits for 
   assert.equal(ended, false, "still waiting, with no timer to end it");
   answer();
   assert.deepEqual(await call, { result: "done" });
+});
+
+test("requestEvents packs bulk calls and the accounts they make into requests of that many events", async () => {
+  for (const n of [0, -1, 2.5, MAX_REQUEST_EVENTS + 1, "20"]) {
+    assert.throws(() => new TigerBeetleBook(fake().client, def, { requestEvents: n as number }),
+      (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BAD_ARGUMENT" && e.message.includes("requestEvents"), String(n));
+  }
+  const lends = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ kind: 2, op: "do" as const, values: [`${prefix}${i}`, 1n], amounts: null }));
+  // A lend is a chain of six events (see the key guard's test above).
+  // Each makes three accounts (the stock account of its ref, its floor and
+  // its room) and one opening.
+  for (const [events, want] of [
+    [undefined, ["accounts 90", "transfers 30", "transfers 180"]],
+    [20, [...Array(4).fill("accounts 20"), "accounts 10", "transfers 20", "transfers 10", ...Array(10).fill("transfers 18")]],
+  ] as const) {
+    const { client, sent } = fake();
+    const book = new TigerBeetleBook(client, def, events === undefined ? {} : { requestEvents: events });
+    await book.call(2, "do", ["warm", 1n]);
+    sent.length = 0;
+    const answers = await book.bulk(lends("r", 30));
+    assert.deepEqual(answers, Array(30).fill({ result: "done" }));
+    assert.deepEqual(sent, want, `requestEvents ${events}`);
+  }
+  await assert.rejects(new TigerBeetleBook(fake().client, def, { requestEvents: 5 }).call(2, "do", ["r", 1n]),
+    (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_UNEXPECTED" && e.message.includes("one request of 5"));
 });
 
 test("a hold carries its definition, and another definition neither posts nor voids it", async () => {

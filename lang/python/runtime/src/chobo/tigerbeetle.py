@@ -35,7 +35,7 @@ from .ids import (
 )
 
 __all__ = [
-    "MAX_EVENTS", "DEFAULT_TIMEOUT_MS", "ACCOUNT_LINKED", "ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS",
+    "MAX_EVENTS", "MAX_REQUEST_EVENTS", "DEFAULT_TIMEOUT_MS", "ACCOUNT_LINKED", "ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS",
     "ACCOUNT_CREDITS_MUST_NOT_EXCEED_DEBITS", "TRANSFER_LINKED", "TRANSFER_PENDING", "TRANSFER_POST_PENDING",
     "TRANSFER_VOID_PENDING", "AMOUNT_MAX_128", "Account", "Transfer", "Unit", "Bound", "AccountKind", "Param",
     "Side", "Move", "TransferKind", "Def", "Value", "Role", "ChainEvent", "Plan", "TenantIds", "content",
@@ -44,7 +44,12 @@ __all__ = [
 ]
 
 MAX_EVENTS = 253
-"""The events one request carries: what a --development replica of TigerBeetle 0.17.9 takes."""
+"""The events one request carries unless a book is told otherwise
+(request_events): what a --development replica of TigerBeetle 0.17.9 takes."""
+
+MAX_REQUEST_EVENTS = 8189
+"""The most events a request to TigerBeetle 0.17.9 carries: what a replica
+started without --development takes, the limit of its 1 MiB messages."""
 
 DEFAULT_TIMEOUT_MS = 30_000
 

@@ -533,23 +533,30 @@ def _definition() -> Def:
     )
 
 
-def tigerbeetle(client: tb.ClientSync, tenant: str = "", *, timeout_ms: int | None = None) -> Book:
+def tigerbeetle(client: tb.ClientSync, tenant: str = "", *, timeout_ms: int | None = None,
+                request_events: int | None = None) -> Book:
     """The book over the official client (tigerbeetle 0.17.9) for a tenant
     ("" by default). TigerBeetle gives expired holds back itself, so the
     book has no expire. Keep one book value per tenant: it remembers the
     accounts it has made. A request waits at most timeout_ms milliseconds
-    for its answer (None: 30 000; 0 waits for ever)."""
+    for its answer (None: 30 000; 0 waits for ever) and carries at most
+    request_events events (None: MAX_EVENTS, 253, what every replica takes;
+    up to MAX_REQUEST_EVENTS, 8,189, for a cluster started without
+    --development)."""
     return Book(TigerBeetleBook(client, _definition(), check_text("tigerbeetle", "the tenant", tenant),
-                                DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms))
+                                DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms,
+                                request_events=MAX_EVENTS if request_events is None else request_events))
 
 
-def tigerbeetle_async(client: tb.ClientAsync, tenant: str = "", *, timeout_ms: int | None = None) -> AsyncBook:
+def tigerbeetle_async(client: tb.ClientAsync, tenant: str = "", *, timeout_ms: int | None = None,
+                      request_events: int | None = None) -> AsyncBook:
     """The book for asyncio over the official client's tb.ClientAsync, for a
     tenant ("" by default). Keep one book value per tenant: it remembers the
-    accounts it has made. A request waits at most timeout_ms milliseconds
-    for its answer (None: 30 000; 0 waits for ever)."""
+    accounts it has made. timeout_ms and request_events are as for
+    tigerbeetle."""
     return AsyncBook(AsyncTigerBeetleBook(client, _definition(), check_text("tigerbeetle_async", "the tenant", tenant),
-                                          DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms))
+                                          DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms,
+                                          request_events=MAX_EVENTS if request_events is None else request_events))
 
 
 # ---- chobo's Python runtime: chobo.py, as the runtime's source has it
@@ -1071,7 +1078,12 @@ def post_content(amounts: Sequence[int]) -> str:
 # client's chains can be checked where no replica runs.
 
 MAX_EVENTS = 253
-"""The events one request carries: what a --development replica of TigerBeetle 0.17.9 takes."""
+"""The events one request carries unless a book is told otherwise
+(request_events): what a --development replica of TigerBeetle 0.17.9 takes."""
+
+MAX_REQUEST_EVENTS = 8189
+"""The most events a request to TigerBeetle 0.17.9 carries: what a replica
+started without --development takes, the limit of its 1 MiB messages."""
 
 DEFAULT_TIMEOUT_MS = 30_000
 
@@ -2153,17 +2165,26 @@ class _TbFlows:
     d: Def
     tenant: str
     timeout_ms: int
+    request_events: int
 
-    def __init__(self, d: Def, tenant: str, timeout_ms: int, on_request: Callable[[Request], None] | None) -> None:
+    def __init__(self, d: Def, tenant: str, timeout_ms: int, on_request: Callable[[Request], None] | None,
+                 request_events: int = MAX_EVENTS) -> None:
         if not isinstance(d, Def):
             raise ChoboError("CHOBO_BAD_ARGUMENT", f"tigerbeetle: the definition must be a Def, got {describe(d)}")
         if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 0:
             raise ChoboError(
                 "CHOBO_BAD_ARGUMENT", f"tigerbeetle: timeout_ms must be a whole number from 0, got {describe(timeout_ms)}"
             )
+        if (isinstance(request_events, bool) or not isinstance(request_events, int)
+                or not 1 <= request_events <= MAX_REQUEST_EVENTS):
+            raise ChoboError(
+                "CHOBO_BAD_ARGUMENT",
+                f"tigerbeetle: request_events must be a whole number from 1 to {MAX_REQUEST_EVENTS}, got {describe(request_events)}",
+            )
         self.d = d
         self.tenant = check_text("tigerbeetle", "the tenant", tenant)
         self.timeout_ms = timeout_ms
+        self.request_events = request_events
         self._on_request = on_request
         self._tids = tenant_ids_of(d, self.tenant)
         # The accounts and openings this book has made. A set's add is one
@@ -2173,7 +2194,7 @@ class _TbFlows:
 
     def _ensure_flow(self, p: Plan) -> _TbFlow[None]:
         """Makes the accounts, then the openings, of a plan that this book
-        has not made yet, in requests of at most MAX_EVENTS apart from the chain.
+        has not made yet, in requests of at most request_events apart from the chain.
 
         An opening puts into a floor or room the distance from zero to its
         bound, right only for an account with nothing on it: one that existed
@@ -2184,8 +2205,9 @@ class _TbFlows:
         reaches it."""
         accounts = [a for a in p.accounts if a.id not in self._made]
         created: set[int] = set()
-        for i in range(0, len(accounts), MAX_EVENTS):
-            batch = accounts[i : i + MAX_EVENTS]
+        most = self.request_events
+        for i in range(0, len(accounts), most):
+            batch = accounts[i : i + most]
             ans = yield Request("create_accounts", accounts=tuple(batch))
             statuses = [account_status(s) for s in _tb_statuses(ans, len(batch), "accounts")]
             created.update(a.id for a, s in zip(batch, statuses) if s == "created")
@@ -2203,8 +2225,8 @@ class _TbFlows:
             used.update(a.id for a in ans.accounts
                         if a.debits_posted or a.credits_posted or a.debits_pending or a.credits_pending)
         openings = [replace(t, amount=UNBOUNDED) if owner[t.credit_account_id] in used else t for t in openings]
-        for i in range(0, len(openings), MAX_EVENTS):
-            batch_t = openings[i : i + MAX_EVENTS]
+        for i in range(0, len(openings), most):
+            batch_t = openings[i : i + most]
             ans = yield Request("create_transfers", transfers=tuple(batch_t))
             self._made_once(
                 [transfer_status(s) for s in _tb_statuses(ans, len(batch_t), "transfers")], [t.id for t in batch_t],
@@ -2233,9 +2255,9 @@ class _TbFlows:
         p = plan(self.d, self.tenant, kind, op, vals, self._tids)
         if p.same_account:
             return refused("same_account")
-        if len(p.chain) > MAX_EVENTS:
+        if len(p.chain) > self.request_events:
             raise ChoboError(
-                "CHOBO_UNEXPECTED", f"a chain of {len(p.chain)} events does not fit one request of {MAX_EVENTS}"
+                "CHOBO_UNEXPECTED", f"a chain of {len(p.chain)} events does not fit one request of {self.request_events}"
             )
         yield from self._ensure_flow(p)
         statuses = yield from self._send_chain_flow(p.chain)
@@ -2349,7 +2371,7 @@ class _TbFlows:
         """Many calls in as few requests as they fit: the accounts and
         openings they need (each once), one lookup for the holds their
         posts and voids read, then every chain, packed in order into
-        requests of at most MAX_EVENTS events, a chain never split. A call
+        requests of at most request_events events, a chain never split. A call
         reads nothing another of the same bulk writes: a post, void or
         status of a hold held in it finds no hold."""
         b = _Bulk(calls, [c.error for c in calls])
@@ -2391,9 +2413,9 @@ class _TbFlows:
             p = plan(self.d, self.tenant, c.kind, c.op, c.values, self._tids)
             if p.same_account:
                 b.out[i] = refused("same_account")
-            elif len(p.chain) > MAX_EVENTS:
+            elif len(p.chain) > self.request_events:
                 raise ChoboError(
-                    "CHOBO_UNEXPECTED", f"a chain of {len(p.chain)} events does not fit one request of {MAX_EVENTS}"
+                    "CHOBO_UNEXPECTED", f"a chain of {len(p.chain)} events does not fit one request of {self.request_events}"
                 )
             else:
                 b.plans.append((i, p))
@@ -2459,7 +2481,7 @@ class _TbFlows:
             batch_i = [order[k]]
             n = len(b.chains[order[k]])
             k += 1
-            while k < len(order) and n + len(b.chains[order[k]]) <= MAX_EVENTS:
+            while k < len(order) and n + len(b.chains[order[k]]) <= self.request_events:
                 n += len(b.chains[order[k]])
                 batch_i.append(order[k])
                 k += 1
@@ -3352,12 +3374,19 @@ class TigerBeetleBook(_TbHistory):
     round trip to the replica. timeout_ms=0 sends on the caller's thread
     and waits for ever.
 
+    request_events is how many events the book puts in one request (the
+    requests of bulk, and those that make accounts): MAX_EVENTS (253) by
+    default, what every replica takes; up to MAX_REQUEST_EVENTS (8,189) for
+    a cluster started without --development, whose fuller requests carry
+    more calls a round trip. A cluster that takes fewer refuses such a
+    request before anything is sent.
+
     on_request, when given, is called with each request before it is sent."""
 
     def __init__(self, client: TigerBeetleClient, d: Def, tenant: str = "", timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 on_request: Callable[[Request], None] | None = None) -> None:
+                 on_request: Callable[[Request], None] | None = None, request_events: int = MAX_EVENTS) -> None:
         _tb_check_client(client, False)
-        super().__init__(d, tenant, timeout_ms, on_request)
+        super().__init__(d, tenant, timeout_ms, on_request, request_events)
         self._client = client
 
     def _run(self, flow: _TbFlow[_TbT]) -> _TbT:
@@ -3475,9 +3504,10 @@ class AsyncTigerBeetleBook(_TbHistory):
     same values answers as done_before."""
 
     def __init__(self, client: AsyncTigerBeetleClient, d: Def, tenant: str = "",
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS, on_request: Callable[[Request], None] | None = None) -> None:
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, on_request: Callable[[Request], None] | None = None,
+                 request_events: int = MAX_EVENTS) -> None:
         _tb_check_client(client, True)
-        super().__init__(d, tenant, timeout_ms, on_request)
+        super().__init__(d, tenant, timeout_ms, on_request, request_events)
         self._client = client
 
     async def _run(self, flow: _TbFlow[_TbT], where: str = "") -> _TbT:

@@ -123,7 +123,7 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
-  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs", "requestEvents"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
@@ -846,6 +846,12 @@ export function codeOf(book: string, category: "account" | "transfer" | "sink", 
 
 /** The events one request carries: what a --development replica of TigerBeetle 0.17.9 takes. */
 export const MAX_EVENTS = 253;
+
+/**
+ * The most events a request to TigerBeetle 0.17.9 carries: what a replica
+ * started without --development takes, the limit of its 1 MiB messages.
+ */
+export const MAX_REQUEST_EVENTS = 8189;
 
 /**
  * What a floor or room holds for a side without a bound: further than any
@@ -1968,6 +1974,15 @@ export interface TigerBeetleOptions {
    * MAX_TIMEOUT_MS (30 000 by default); 0 waits for ever.
    */
   timeoutMs?: number;
+  /**
+   * How many events the book puts in one request (the requests of bulk,
+   * and those that make accounts): MAX_EVENTS (253) by default, what every
+   * replica takes; up to MAX_REQUEST_EVENTS (8,189) for a cluster started
+   * without --development, whose fuller requests carry more calls a round
+   * trip. A cluster that takes fewer refuses such a request before
+   * anything is sent.
+   */
+  requestEvents?: number;
 }
 
 /** The longest timeoutMs: the longest delay a Node timer keeps. */
@@ -1984,6 +1999,7 @@ export class TigerBeetleBook {
   readonly tenant: string;
   readonly #client: TigerBeetleClient;
   readonly #timeoutMs: number;
+  readonly #events: number;
   readonly #made = new Set<bigint>();
   readonly #tids: TenantIds;
 
@@ -2000,6 +2016,11 @@ export class TigerBeetleBook {
       throw new ChoboError("CHOBO_BAD_ARGUMENT", `tigerbeetle: timeoutMs must be a whole number from 0 to ${MAX_TIMEOUT_MS}, got ${describe(ms)}`);
     }
     this.#timeoutMs = ms;
+    const events = options.requestEvents ?? MAX_EVENTS;
+    if (!Number.isSafeInteger(events) || events < 1 || events > MAX_REQUEST_EVENTS) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `tigerbeetle: requestEvents must be a whole number from 1 to ${MAX_REQUEST_EVENTS}, got ${describe(events)}`);
+    }
+    this.#events = events;
     this.#tids = tenantIdsOf(def, this.tenant);
   }
 
@@ -2071,7 +2092,7 @@ export class TigerBeetleBook {
     code: "CHOBO_ACCOUNT_CHANGED" | null, changed: string, what: string): Promise<void> {
     let todo = items.filter((it) => !this.#made.has(it.id));
     while (todo.length > 0) {
-      const batch = todo.slice(0, MAX_EVENTS);
+      const batch = todo.slice(0, this.#events);
       const st = await create(batch);
       if (st.length !== batch.length) {
         throw new ChoboError("CHOBO_UNEXPECTED", `${st.length} statuses for ${batch.length} ${what}s`);
@@ -2099,8 +2120,8 @@ export class TigerBeetleBook {
     if (p.sameAccount) {
       return refused("same_account" as R);
     }
-    if (p.chain.length > MAX_EVENTS) {
-      throw new ChoboError("CHOBO_UNEXPECTED", `a chain of ${p.chain.length} events does not fit one request of ${MAX_EVENTS}`);
+    if (p.chain.length > this.#events) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `a chain of ${p.chain.length} events does not fit one request of ${this.#events}`);
     }
     await this.#ensure(p);
     const st = await this.#sendChain(p.chain);
@@ -2223,7 +2244,7 @@ export class TigerBeetleBook {
    * bulk sends many calls in as few requests as they fit: the accounts and
    * openings they need (each once), one lookup for the holds their posts
    * and voids read, then every chain, packed in order into requests of at
-   * most MAX_EVENTS events, a chain never split. Each call is answered as
+   * most requestEvents events, a chain never split. Each call is answered as
    * it would be alone, in order. A call reads nothing another of the same
    * bulk writes: a post, void or status of a hold held in it finds none.
    */
@@ -2275,8 +2296,8 @@ export class TigerBeetleBook {
         const p = plan(this.def, this.tenant, c.kind, c.op, c.values, this.#tids);
         if (p.sameAccount) {
           s.out[i] = refused("same_account" as R);
-        } else if (p.chain.length > MAX_EVENTS) {
-          throw new ChoboError("CHOBO_UNEXPECTED", `a chain of ${p.chain.length} events does not fit one request of ${MAX_EVENTS}`);
+        } else if (p.chain.length > this.#events) {
+          throw new ChoboError("CHOBO_UNEXPECTED", `a chain of ${p.chain.length} events does not fit one request of ${this.#events}`);
         } else {
           s.plans.push([i, p]);
           s.chains.set(i, p.chain);
@@ -2403,7 +2424,7 @@ export class TigerBeetleBook {
 
   /**
    * sendAll sends every chain, in the order of the calls, packed into
-   * requests of at most MAX_EVENTS events, a chain never split, and reads
+   * requests of at most requestEvents events, a chain never split, and reads
    * each chain's statuses. A request that fails fails the calls it
    * carried. It returns the calls to send again as an earlier version laid
    * them out, and those whose first event exists with other flags.
@@ -2416,7 +2437,7 @@ export class TigerBeetleBook {
       const batch = [order[k]!];
       let n = s.chains.get(order[k]!)!.length;
       k++;
-      while (k < order.length && n + s.chains.get(order[k]!)!.length <= MAX_EVENTS) {
+      while (k < order.length && n + s.chains.get(order[k]!)!.length <= this.#events) {
         n += s.chains.get(order[k]!)!.length;
         batch.push(order[k]!);
         k++;
