@@ -3,14 +3,20 @@ package tests
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/driverkit"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
@@ -288,4 +294,68 @@ func TestTigerBeetlePostAndVoidAroundTheDeadline(t *testing.T) {
 		t.Errorf("shelf(A) is %+v; want posted %d and nothing held", bal, 1000-postedUnits)
 	}
 	t.Logf("around the deadline: %v", seen)
+}
+
+// TestTigerBeetleRequestEventsReachTheCluster: every language's client,
+// driven as the conformance tests drive it and told that a request carries
+// 300 events, sends a bulk of 300 one-event calls in one request; a
+// --development replica takes 253, so the official client refuses that
+// request before anything is sent, and every call of the bulk fails with
+// nothing applied. A bulk of 253 goes through. (On a cluster that takes
+// them, TestTigerBeetleProductionCluster sends such bulks.)
+func TestTigerBeetleRequestEventsReachTheCluster(t *testing.T) {
+	replica, _ := startProxy(t, realTigerBeetle(t))
+	for _, tg := range targetsOn("tigerbeetle") {
+		t.Run(tg, func(t *testing.T) {
+			_, kit := languageOf(t, tg)
+			if !driverkit.BulkOn(kit, "tigerbeetle") {
+				t.Skipf("%s has no bulk call", tg)
+			}
+			var l loaded
+			for _, c := range clientCases(t, tg) {
+				if c.name == "inventory" {
+					l = c
+				}
+			}
+			tb := &conformance.TigerBeetle{Book: l.Copy, Replica: true}
+			p := startClient(t, tg, l, protocol.Request{TigerBeetle: replica, RequestEvents: 300}, tb, "")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			tenant := "events-" + tg
+			receives := func(prefix string, n int) []interp.Call {
+				calls := make([]interp.Call, n)
+				for i := range calls {
+					calls[i] = interp.Call{Transfer: l.Copy.Transfer("receive"), Op: book.Do,
+						Strings: map[string]string{"delivery": fmt.Sprint(prefix, i), "sku": "A"}, Amounts: map[string]int64{"qty": 1}}
+				}
+				return calls
+			}
+			// The accounts first, so that the bulks carry their chains alone.
+			if r, err := p.Call(ctx, receives("warm-", 1)[0], tenant); err != nil || r.Outcome != interp.Done {
+				t.Fatalf("the first receive: %v, %v", r, err)
+			}
+			_, errs, err := p.CallBulk(ctx, receives("over-", 300), tenant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, e := range errs {
+				if e == nil || !strings.Contains(strings.ToLower(e.Error()), "too much data") {
+					t.Fatalf("call %d of a bulk of 300 to a replica that takes 253: %v", i, e)
+				}
+			}
+			res, errs, err := p.CallBulk(ctx, receives("fits-", 253), tenant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range res {
+				if errs[i] != nil || res[i].Outcome != interp.Done {
+					t.Fatalf("call %d of a bulk of 253: %v, %v", i, res[i], errs[i])
+				}
+			}
+			bal, err := p.Balance(ctx, tenant, "stock", map[string]string{"sku": "A"})
+			if err != nil || bal.Posted != 1+253 {
+				t.Errorf("stock(A): %+v, %v; want 254: the refused bulk moved nothing", bal, err)
+			}
+		})
+	}
 }
