@@ -10,7 +10,8 @@
 //     runtime every generated tigerbeetle-go client calls (a receive: one
 //     move into an account with a lower bound of 0, one event a call);
 //   - chobo bulk: one goroutine sending 253 calls at a time with Bulk (with
-//     -production, also chobo bulk-8189: full requests, Book.RequestEvents);
+//     -production, also chobo bulk-8189 from one goroutine and two: full
+//     requests, Book.RequestEvents; and raw-8189 from two);
 //   - chain ×N and chain unguarded ×N: the chain of a call that two
 //     bounds may refuse (a shelve: out of stock, at least 0, into a bin
 //     with an upper bound; two events), built by the runtime, sent with
@@ -142,14 +143,15 @@ func run(dur time.Duration) error {
 	if _, err := b.c.CreateAccounts(ctx, []chobotb.Account{b.a, b.s}); err != nil {
 		return err
 	}
-	modes := []mode{b.rawBatch(chobotb.MaxEvents)}
+	modes := []mode{b.rawBatch(chobotb.MaxEvents, 1)}
 	var more []mode
 	if *production > 0 {
-		modes = append(modes, b.rawBatch(tbtest.ProductionRequestEvents))
-		more = append(more, b.bulk(tbtest.ProductionRequestEvents))
+		modes = append(modes, b.rawBatch(tbtest.ProductionRequestEvents, 1))
+		more = append(more, b.rawBatch(tbtest.ProductionRequestEvents, 2),
+			b.bulk(tbtest.ProductionRequestEvents, 1), b.bulk(tbtest.ProductionRequestEvents, 2))
 	}
 	for _, m := range []mode{b.raw1(1), b.raw1(8), b.raw1(64), b.calls(1, 0), b.calls(8, 0), b.calls(64, 0),
-		b.calls(8, *gather), b.calls(64, *gather), b.bulk(chobotb.MaxEvents),
+		b.calls(8, *gather), b.calls(64, *gather), b.bulk(chobotb.MaxEvents, 1),
 		b.chains(1, false), b.chains(1, true), b.chains(8, false), b.chains(8, true), b.chains(64, false), b.chains(64, true),
 		b.packed(false), b.packed(true)} {
 		more = append(more, m)
@@ -242,12 +244,11 @@ func (b *bench) raw1(n int) mode {
 	}}
 }
 
-// rawBatch sends n transfers a request from one goroutine, through the
-// official client itself: tbgo, chobo's wrapper of it, holds a request to
-// chobotb.MaxEvents.
-func (b *bench) rawBatch(n int) mode {
-	return mode{fmt.Sprintf("raw-%d ×1", n), func(ctx context.Context, _ int, stop *atomic.Bool) (int64, error) {
-		return parallel(1, stop, func() (int64, error) {
+// rawBatch sends n transfers a request from the given number of
+// goroutines, through the official client itself.
+func (b *bench) rawBatch(n, callers int) mode {
+	return mode{fmt.Sprintf("raw-%d ×%d", n, callers), func(ctx context.Context, _ int, stop *atomic.Bool) (int64, error) {
+		return parallel(callers, stop, func() (int64, error) {
 			ts := make([]tb.Transfer, n)
 			for i := range ts {
 				ts[i] = tbgo.TransferToTB(b.rawTransfer())
@@ -299,11 +300,12 @@ func (b *bench) calls(n int, gather time.Duration) mode {
 }
 
 // bulk sends bulk calls of n receives, one event each, through a book
-// whose requests carry n events.
-func (b *bench) bulk(n int) mode {
-	name := "chobo bulk ×1"
+// whose requests carry n events, from the given number of goroutines: with
+// two, one plans its bulk while the other's is in flight.
+func (b *bench) bulk(n, callers int) mode {
+	name := fmt.Sprintf("chobo bulk ×%d", callers)
 	if n != chobotb.MaxEvents {
-		name = fmt.Sprintf("chobo bulk-%d ×1", n)
+		name = fmt.Sprintf("chobo bulk-%d ×%d", n, callers)
 	}
 	return mode{name, func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
 		bk, err := b.book(ctx, run)
@@ -313,7 +315,7 @@ func (b *bench) bulk(n int) mode {
 		if err := bk.RequestEvents(n); err != nil {
 			return 0, err
 		}
-		return parallel(1, stop, func() (int64, error) {
+		return parallel(callers, stop, func() (int64, error) {
 			ops := make([]chobotb.Op, n)
 			for i := range ops {
 				ops[i] = chobotb.Op{Kind: 0, Op: "do", Values: chobotb.Values{fmt.Sprint("d-", b.seq.Add(1)), "A-1", int64(1)}}
