@@ -302,7 +302,7 @@ func TestArgumentsRefused(t *testing.T) {
 			}
 			backend, other := "postgres", "resendMs"
 			if target == "tigerbeetle-typescript" {
-				backend, other = "tigerbeetle", "timeoutMs"
+				backend, other = "tigerbeetle", "timeoutMs, requestEvents"
 			}
 			want := strings.NewReplacer("BACKEND", backend, "OTHER", other).Replace(tsArgsWant)
 			if got := stdout.String(); got != want {

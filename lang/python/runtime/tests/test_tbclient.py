@@ -595,7 +595,8 @@ class TigerBeetleBookTest(_Cases.TigerBeetleCases):
         self.assertIsNot(seen[1], threading.current_thread())
 
     def test_request_events(self) -> None:
-        for n in (0, -1, 2.5, True, MAX_REQUEST_EVENTS + 1, "20"):
+        bad: tuple[Any, ...] = (0, -1, 2.5, True, MAX_REQUEST_EVENTS + 1, "20")
+        for n in bad:
             with self.subTest(request_events=n):
                 self.fails(lambda: TigerBeetleBook(FakeSync(self.s), STOCK, request_events=n), "CHOBO_BAD_ARGUMENT")
         calls = [TbCall(RESTOCK, "do", (f"r{i}", f"S{i}", 1)) for i in range(30)]
