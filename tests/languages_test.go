@@ -247,6 +247,19 @@ func clientCases(t *testing.T, tg string) []loaded {
 	return out
 }
 
+// clientCase is the case named name among clientCases(t, tg); it fails t
+// when there is none.
+func clientCase(t *testing.T, tg, name string) loaded {
+	t.Helper()
+	for _, c := range clientCases(t, tg) {
+		if c.name == name {
+			return c
+		}
+	}
+	t.Fatalf("%s: no case %s", tg, name)
+	return loaded{}
+}
+
 // clientOf is the client of target g that the tests drive for l, the
 // i-th case: on PostgreSQL the case's expected client; on TigerBeetle one
 // written from the book's test copy, since TigerBeetle counts a hold's

@@ -258,17 +258,8 @@ func TestTigerBeetleReplicaPausedPastTheDeadline(t *testing.T) {
 // middle of the run and not started again.
 func TestTigerBeetleThreeReplicas(t *testing.T) {
 	realTigerBeetle(t)
-	books := clientCases(t, "tigerbeetle-go")
+	l := clientCase(t, "tigerbeetle-go", "inventory")
 	driversOf(t, "tigerbeetle-go")
-	var l loaded
-	for _, b := range books {
-		if b.name == "inventory" {
-			l = b
-		}
-	}
-	if l.Loaded == nil {
-		t.Fatal("no inventory case")
-	}
 	srv := tbtest.Cluster(t, 3)
 	// The drivers reach the cluster through this process's client, which
 	// knows the three addresses.

@@ -311,12 +311,7 @@ func TestTigerBeetleRequestEventsReachTheCluster(t *testing.T) {
 			if !driverkit.BulkOn(kit, "tigerbeetle") {
 				t.Skipf("%s has no bulk call", tg)
 			}
-			var l loaded
-			for _, c := range clientCases(t, tg) {
-				if c.name == "inventory" {
-					l = c
-				}
-			}
+			l := clientCase(t, tg, "inventory")
 			tb := &conformance.TigerBeetle{Book: l.Copy, Replica: true}
 			p := startClient(t, tg, l, protocol.Request{TigerBeetle: replica, RequestEvents: 300}, tb, "")
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -80,15 +80,7 @@ func TestTigerBeetleProductionCluster(t *testing.T) {
 	var runs []*prodRun
 	for _, tg := range targetsOn("tigerbeetle") {
 		_, kit := languageOf(t, tg)
-		var l loaded
-		for _, c := range clientCases(t, tg) {
-			if c.name == "inventory" {
-				l = c
-			}
-		}
-		if l.Loaded == nil {
-			t.Fatalf("%s: no inventory case", tg)
-		}
+		l := clientCase(t, tg, "inventory")
 		tb := &conformance.TigerBeetle{Raw: srv.Client, Book: l.Copy, Replica: true}
 		// Two seconds a request, so that calls meet the timeout while the
 		// cluster changes views and are sent again.
