@@ -390,10 +390,8 @@ class Driver:
             else:
                 c = conn
             options: dict[str, int] = {}
-            if conn is None and self.timeout_ms:
-                options["timeout_ms"] = self.timeout_ms
-            if conn is None and self.request_events:
-                options["request_events"] = self.request_events
+            if conn is None:  # a TigerBeetle book's settings, where open gave them
+                options = {k: v for k, v in (("timeout_ms", self.timeout_ms), ("request_events", self.request_events)) if v}
             b = make(c, tenant, **options)
             self.books[key] = b
         return b

@@ -218,9 +218,10 @@ func empty(a Account) bool {
 var Unbounded = U128{Hi: 1}
 
 // makeOnce creates the records of items that b has not made yet, through
-// create, as many at a time as a request of b carries, and remembers them. A record that exists
-// already is fine. One that exists with other fields is changed, or, when
-// changed is nil (openings), fine when only its amount differs.
+// create, as many at a time as a request of b carries, and remembers them.
+// A record that exists already is fine. One that exists with other fields
+// is changed, or, when changed is nil (openings), fine when only its
+// amount differs.
 func makeOnce[T any](ctx context.Context, b *Book, items []T, id func(T) ids.ID,
 	create func(context.Context, []T) ([]Status, error), changed error, what string) error {
 	b.mu.Lock()

@@ -38,7 +38,8 @@ type Answer struct {
 // Bulk sends many calls with as few requests as they fit: the accounts and
 // openings they need (each once), one lookup for the holds that posts and
 // voids read, then their chains, packed in order into requests of at most
-// RequestEvents events, a chain never split across two. Each call gets its own answer, the one it would get alone.
+// RequestEvents events, a chain never split across two. Each call gets its
+// own answer, the one it would get alone.
 //
 // TigerBeetle applies the chains in order, as if the calls were made one
 // after another; what Bulk cannot do is let a call see another's answer
@@ -59,7 +60,7 @@ func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
 		}
 	}
 	r.finish(ctx)
-	statuses, errs := b.sendChains(ctx, r.chains)
+	statuses, errs := b.sendChains(ctx, r.chains, r.events)
 	r.read(ctx, statuses, errs)
 	return r.out, nil
 }
@@ -318,7 +319,7 @@ func (r *bulk) readLegacy(ctx context.Context, calls []int) {
 		if chains[n] == nil {
 			continue
 		}
-		statuses, errs := b.sendChains(ctx, chains[n:n+1])
+		statuses, errs := b.sendChains(ctx, chains[n:n+1], r.events)
 		if errs[0] != nil {
 			r.out[i].Err = errs[0]
 			continue
@@ -386,14 +387,13 @@ func (b *Book) lookupAll(ctx context.Context, list []ids.ID) (map[ids.ID]Transfe
 var errOtherDefinition = errors.New("chobotb: the hold was made under another definition of its transfer kind")
 
 // sendChains sends the chains, packed in order into requests of at most
-// as many events as a request of b carries, none split. A nil chain sends nothing. A request that
-// fails gives its error to every chain it carried; the others go on.
-func (b *Book) sendChains(ctx context.Context, chains [][]Event) ([][]Status, []error) {
+// most events, none split. A nil chain sends nothing. A request that fails
+// gives its error to every chain it carried; the others go on.
+func (b *Book) sendChains(ctx context.Context, chains [][]Event, most int) ([][]Status, []error) {
 	statuses := make([][]Status, len(chains))
 	errs := make([]error, len(chains))
 	var batch []Transfer
 	var members []int
-	most := b.requestEvents()
 	flush := func() {
 		if len(batch) == 0 {
 			return

@@ -31,7 +31,7 @@ var mutations = []langtest.Mutation{
 	{Name: "a chain laid out otherwise read as it is", File: "bulk.go",
 		Old: "if laidOutOtherwise(chain, statuses[i]) {", New: "if false {"},
 	{Name: "the chains of an earlier version sent together", File: "bulk.go",
-		Old: "statuses, errs := b.sendChains(ctx, chains[n:n+1])", New: "statuses, errs := b.sendChains(ctx, append(chains[n:n+1:n+1], chains[n+1:]...))"},
+		Old: "statuses, errs := b.sendChains(ctx, chains[n:n+1], r.events)", New: "statuses, errs := b.sendChains(ctx, append(chains[n:n+1:n+1], chains[n+1:]...), r.events)"},
 }
 
 func TestBulkVectorsCatchMutations(t *testing.T) {
